@@ -1,0 +1,23 @@
+package bolt_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
+	"github.com/setpoint-dev/setpoint/pkg/storage/storagetest"
+)
+
+func open(t testing.TB, dir string) storage.Interface {
+	t.Helper()
+	s, err := bolt.Open(filepath.Join(dir, "db"), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) storage.Interface { return open(t, t.TempDir()) })
+}

@@ -1,0 +1,266 @@
+// Package bolt is the embedded, durable storage backend and Setpoint's
+// default: a single bbolt file under the server's data directory.
+//
+// Writes are durable when they return. Concurrent writers are grouped by
+// one writer goroutine into a single transaction and fsync, so throughput
+// grows with concurrency while each caller still waits for its own data to
+// reach the disk. Reads are bbolt snapshots and never block writes.
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+// Options tune a Store. The zero value is the durable default.
+type Options struct {
+	// NoSync skips fsync on commit. Writes then survive a process crash
+	// but not a machine crash. For tests and throwaway data only.
+	NoSync bool
+	// MaxBatch caps how many writes share one transaction (default 1024).
+	MaxBatch int
+}
+
+// Store is a storage.Interface on a bbolt file.
+type Store struct {
+	db       *bbolt.DB
+	feed     *storage.Feed
+	maxBatch int
+
+	reqs       chan *request
+	closing    chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	closed     atomic.Bool
+	// rev is the last committed and published revision.
+	rev atomic.Int64
+
+	compactMu sync.Mutex
+}
+
+var _ storage.Interface = (*Store)(nil)
+
+// Open opens or creates the store at path. Only one process may have a
+// path open at a time; a second Open waits up to a second, then fails.
+func Open(path string, opts Options) (*Store, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:        time.Second,
+		NoSync:         opts.NoSync,
+		NoFreelistSync: true, // rebuilt at open; saves a write per commit
+		FreelistType:   bbolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	s := &Store{
+		db:         db,
+		maxBatch:   opts.MaxBatch,
+		reqs:       make(chan *request),
+		closing:    make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	if s.maxBatch <= 0 {
+		s.maxBatch = 1024
+	}
+	var rev int64
+	err = db.Update(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketMeta, bucketRev, bucketKey, bucketHist} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if rev = bytesRev(meta.Get(metaRevision)); rev == 0 {
+			// A new store starts at revision 1, as etcd does, so that no
+			// object ever carries resourceVersion "0", which means "any"
+			// to Kubernetes clients.
+			rev = 1
+			for _, k := range [][]byte{metaRevision, metaCompacted, metaCompactDone} {
+				if err := meta.Put(k, revBytes(1)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: initialise %s: %w", path, err)
+	}
+	s.rev.Store(rev)
+	s.feed = storage.NewFeed(rev, s.history)
+	// A compaction cut short by a crash resumes before anything else runs.
+	if err := s.finishCompaction(); err != nil {
+		s.feed.Close()
+		db.Close()
+		return nil, fmt.Errorf("bolt: resume compaction: %w", err)
+	}
+	go s.writeLoop()
+	return s, nil
+}
+
+// Close implements storage.Interface: pending writes are answered, watches
+// end, and the file is closed.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		close(s.closing)
+		<-s.writerDone
+		s.feed.Close()
+		s.compactMu.Lock()
+		defer s.compactMu.Unlock()
+		err = s.db.Close()
+	})
+	return err
+}
+
+// view runs fn in a read transaction, mapping a closed database to
+// ErrClosed.
+func (s *Store) view(fn func(tx *bbolt.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	err := s.db.View(fn)
+	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		return storage.ErrClosed
+	}
+	return err
+}
+
+// Get implements storage.Interface.
+func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
+	if err := storage.ValidateKey(key); err != nil {
+		return storage.KeyValue{}, err
+	}
+	var kv storage.KeyValue
+	err := s.view(func(tx *bbolt.Tx) error {
+		rev := bytesRev(tx.Bucket(bucketKey).Get([]byte(key)))
+		if rev == 0 {
+			return storage.ErrNotFound
+		}
+		rec, err := readRecord(tx, rev)
+		if err != nil {
+			return err
+		}
+		kv = storage.KeyValue{Key: key, Value: rec.value, Revision: rev}
+		return nil
+	})
+	return kv, err
+}
+
+// readRecord loads the record written at rev.
+func readRecord(tx *bbolt.Tx, rev int64) (record, error) {
+	b := tx.Bucket(bucketRev).Get(revBytes(rev))
+	if b == nil {
+		return record{}, fmt.Errorf("bolt: record %d missing: %w", rev, errBadRecord)
+	}
+	return decodeRecord(b)
+}
+
+// revisions reads the current and compacted revisions inside tx, so that a
+// check against them holds for everything else tx reads.
+func revisions(tx *bbolt.Tx) (current, compacted int64) {
+	meta := tx.Bucket(bucketMeta)
+	return bytesRev(meta.Get(metaRevision)), bytesRev(meta.Get(metaCompacted))
+}
+
+func checkRevision(rev, current, compacted int64) error {
+	if rev < compacted {
+		return &storage.CompactedError{Requested: rev, Oldest: compacted}
+	}
+	if rev > current {
+		return storage.ErrFutureRevision
+	}
+	return nil
+}
+
+// Revision implements storage.Interface.
+func (s *Store) Revision(ctx context.Context) (int64, error) {
+	if s.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	return s.rev.Load(), nil
+}
+
+// Watch implements storage.Interface.
+func (s *Store) Watch(ctx context.Context, prefix string, afterRevision int64) (<-chan storage.Event, error) {
+	if err := storage.ValidatePrefix(prefix); err != nil {
+		return nil, err
+	}
+	if afterRevision == 0 {
+		afterRevision = s.feed.Revision()
+	}
+	err := s.view(func(tx *bbolt.Tx) error {
+		_, compacted := revisions(tx)
+		if afterRevision < compacted {
+			return &storage.CompactedError{Requested: afterRevision, Oldest: compacted}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.feed.Watch(ctx, prefix, afterRevision), nil
+}
+
+// history serves the feed's catch-up reads from the rev bucket.
+func (s *Store) history(prefix string, after, upTo int64, limit int) ([]storage.Event, int64, error) {
+	var events []storage.Event
+	scanned := upTo
+	err := s.view(func(tx *bbolt.Tx) error {
+		if _, compacted := revisions(tx); after < compacted {
+			return &storage.CompactedError{Requested: after, Oldest: compacted}
+		}
+		c := tx.Bucket(bucketRev).Cursor()
+		for k, v := c.Seek(revBytes(after + 1)); k != nil; k, v = c.Next() {
+			rev := bytesRev(k)
+			if rev > upTo {
+				break
+			}
+			if len(events) == limit {
+				scanned = rev - 1
+				break
+			}
+			if !hasPrefixBytes(v, prefix) {
+				continue
+			}
+			rec, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			ev := storage.Event{Type: rec.typ, Key: rec.key, Value: rec.value, Revision: rev}
+			if rec.prevRev != 0 {
+				prev, err := readRecord(tx, rec.prevRev)
+				if err != nil {
+					return err
+				}
+				ev.PrevValue = prev.value
+				if rec.typ == storage.Deleted {
+					ev.Value = prev.value
+				}
+			}
+			events = append(events, ev)
+		}
+		return nil
+	})
+	return events, scanned, err
+}
+
+// hasPrefixBytes reports whether the record in b has a key under prefix,
+// without decoding or copying its value.
+func hasPrefixBytes(b []byte, prefix string) bool {
+	if prefix == "" {
+		return true
+	}
+	r, err := decodeKeyOnly(b)
+	return err == nil && len(r) >= len(prefix) && string(r[:len(prefix)]) == prefix
+}
