@@ -19,5 +19,14 @@ func open(t testing.TB, dir string) storage.Interface {
 }
 
 func TestConformance(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) storage.Interface { return open(t, t.TempDir()) })
+	storagetest.Run(t, func(tb testing.TB) storage.Interface { return open(tb, tb.TempDir()) })
+}
+
+func TestDurable(t *testing.T) {
+	storagetest.RunDurable(t, func(t *testing.T, dir string) storage.Interface { return open(t, dir) })
+}
+
+// BenchmarkStorage measures the durable default (fsync on every commit).
+func BenchmarkStorage(b *testing.B) {
+	storagetest.Bench(b, func(tb testing.TB) storage.Interface { return open(tb, tb.TempDir()) })
 }

@@ -63,10 +63,9 @@ func (s *Store) finishCompaction() error {
 				rev int64
 			}
 			var drop []obsolete
-			c := b.rev.Cursor()
+			it := seekRecords(b.rev, done+1)
 			last, examined := done, 0
-			for k, v := c.Seek(revBytes(done + 1)); k != nil && examined < compactChunk; k, v = c.Next() {
-				rev := bytesRev(k)
+			for rev, v, ok := it.next(); ok && examined < compactChunk; rev, v, ok = it.next() {
 				if rev > target {
 					break
 				}
@@ -86,7 +85,7 @@ func (s *Store) finishCompaction() error {
 				last = target // the cursor reached the target
 			}
 			for _, o := range drop {
-				if err := b.rev.Delete(revBytes(o.rev)); err != nil {
+				if err := deleteRecord(b.rev, o.rev); err != nil {
 					return err
 				}
 				if err := b.hist.Delete(versionKey(o.key, o.rev)); err != nil {

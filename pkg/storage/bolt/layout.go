@@ -5,14 +5,17 @@ import (
 	"errors"
 	"strings"
 
+	bbolt "go.etcd.io/bbolt"
+
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
 // The database holds four buckets:
 //
 //	meta  fixed names -> 8-byte big-endian numbers (revision, compaction)
-//	rev   revision    -> record: the change made at that revision. The only
-//	                     copy of every value; appended in revision order.
+//	rev   chunkKey    -> record: the change made at that revision, split
+//	                     into chunks. The only copy of every value;
+//	                     appended in revision order.
 //	key   key         -> revision of the key's live record (absent once deleted)
 //	hist  versionKey  -> 1 for a value, 0 for a tombstone; one per record,
 //	                     so a List at an older revision finds each key's
@@ -32,6 +35,87 @@ const (
 	histValue     = 1
 	histTombstone = 0
 )
+
+// Records are stored in chunks sized so that exactly eight fill a page.
+// bbolt puts at least two entries on a page and spills larger pairs onto
+// extra pages, so whole records slightly over half a page would leave
+// nearly half of every page empty. With chunks, a page wastes at most the
+// room of one chunk, whatever the value sizes, which keeps the file within
+// twice the data it holds.
+const (
+	chunkKeyLen = 12 // revision, then chunk index
+	// bbolt's page header and per-entry header are 16 bytes each.
+	pageHeader, entryHeader = 16, 16
+)
+
+func chunkSizeFor(pageSize int) int { return (pageSize-pageHeader)/8 - entryHeader - chunkKeyLen }
+
+func chunkKey(rev int64, i uint32) []byte {
+	b := make([]byte, chunkKeyLen)
+	binary.BigEndian.PutUint64(b, uint64(rev))
+	binary.BigEndian.PutUint32(b[8:], i)
+	return b
+}
+
+func chunkRev(k []byte) int64 {
+	if len(k) != chunkKeyLen {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(k))
+}
+
+// putRecord stores enc, the encoded record at rev, in chunks. bbolt keeps
+// the slices until commit, so enc must not change until then.
+func putRecord(b *bbolt.Bucket, rev int64, enc []byte, chunkSize int) error {
+	for i := uint32(0); len(enc) > 0; i++ {
+		n := min(chunkSize, len(enc))
+		if err := b.Put(chunkKey(rev, i), enc[:n]); err != nil {
+			return err
+		}
+		enc = enc[n:]
+	}
+	return nil
+}
+
+// deleteRecord removes every chunk of the record at rev.
+func deleteRecord(b *bbolt.Bucket, rev int64) error {
+	c := b.Cursor()
+	start := chunkKey(rev, 0)
+	for k, _ := c.Seek(start); k != nil && chunkRev(k) == rev; k, _ = c.Seek(start) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordIter walks whole records in revision order.
+type recordIter struct {
+	c    *bbolt.Cursor
+	k, v []byte
+}
+
+func seekRecords(b *bbolt.Bucket, from int64) *recordIter {
+	c := b.Cursor()
+	k, v := c.Seek(chunkKey(from, 0))
+	return &recordIter{c: c, k: k, v: v}
+}
+
+// next returns the next record's revision and encoding; the encoding may
+// be bbolt's memory, valid only in the transaction.
+func (it *recordIter) next() (int64, []byte, bool) {
+	if it.k == nil {
+		return 0, nil, false
+	}
+	rev, data, joined := chunkRev(it.k), it.v, false
+	for it.k, it.v = it.c.Next(); it.k != nil && chunkRev(it.k) == rev; it.k, it.v = it.c.Next() {
+		if !joined {
+			data, joined = append([]byte(nil), data...), true
+		}
+		data = append(data, it.v...)
+	}
+	return rev, data, true
+}
 
 func revBytes(rev int64) []byte {
 	b := make([]byte, 8)

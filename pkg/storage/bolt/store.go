@@ -31,9 +31,10 @@ type Options struct {
 
 // Store is a storage.Interface on a bbolt file.
 type Store struct {
-	db       *bbolt.DB
-	feed     *storage.Feed
-	maxBatch int
+	db        *bbolt.DB
+	feed      *storage.Feed
+	maxBatch  int
+	chunkSize int
 
 	reqs       chan *request
 	closing    chan struct{}
@@ -70,6 +71,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.maxBatch <= 0 {
 		s.maxBatch = 1024
 	}
+	s.chunkSize = chunkSizeFor(db.Info().PageSize)
 	var rev int64
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketRev, bucketKey, bucketHist} {
@@ -159,8 +161,8 @@ func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 
 // readRecord loads the record written at rev.
 func readRecord(tx *bbolt.Tx, rev int64) (record, error) {
-	b := tx.Bucket(bucketRev).Get(revBytes(rev))
-	if b == nil {
+	got, b, ok := seekRecords(tx.Bucket(bucketRev), rev).next()
+	if !ok || got != rev {
 		return record{}, fmt.Errorf("bolt: record %d missing: %w", rev, errBadRecord)
 	}
 	return decodeRecord(b)
@@ -220,9 +222,8 @@ func (s *Store) history(prefix string, after, upTo int64, limit int) ([]storage.
 		if _, compacted := revisions(tx); after < compacted {
 			return &storage.CompactedError{Requested: after, Oldest: compacted}
 		}
-		c := tx.Bucket(bucketRev).Cursor()
-		for k, v := c.Seek(revBytes(after + 1)); k != nil; k, v = c.Next() {
-			rev := bytesRev(k)
+		it := seekRecords(tx.Bucket(bucketRev), after+1)
+		for rev, v, ok := it.next(); ok; rev, v, ok = it.next() {
 			if rev > upTo {
 				break
 			}

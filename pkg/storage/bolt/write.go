@@ -99,7 +99,7 @@ func (s *Store) commit(batch []*request) {
 	rev := s.rev.Load()
 	events := make([]storage.Event, 0, len(batch))
 	err := s.db.Update(func(tx *bbolt.Tx) error {
-		w := writeTx{tx: tx, b: bucketsOf(tx)}
+		w := writeTx{tx: tx, b: bucketsOf(tx), chunkSize: s.chunkSize}
 		for _, r := range batch {
 			ev, err := w.apply(r, rev+1)
 			if err != nil {
@@ -143,13 +143,14 @@ func bucketsOf(tx *bbolt.Tx) buckets {
 	b := buckets{rev: tx.Bucket(bucketRev), key: tx.Bucket(bucketKey), hist: tx.Bucket(bucketHist)}
 	// Records are appended in revision order: packing pages full keeps
 	// the file small, where the default half-full split would double it.
-	b.rev.FillPercent = 0.95
+	b.rev.FillPercent = 1.0
 	return b
 }
 
 type writeTx struct {
-	tx *bbolt.Tx
-	b  buckets
+	tx        *bbolt.Tx
+	b         buckets
+	chunkSize int
 }
 
 // apply performs r at revision rev and returns its event.
@@ -195,7 +196,7 @@ func (w writeTx) apply(r *request, rev int64) (storage.Event, error) {
 		// caller's slice may change once the write returns.
 		ev.Value = enc[len(enc)-len(r.value):]
 	}
-	if err := b.rev.Put(revBytes(rev), enc); err != nil {
+	if err := putRecord(b.rev, rev, enc, w.chunkSize); err != nil {
 		return ev, err
 	}
 	return ev, b.hist.Put(versionKey(r.key, rev), flag)

@@ -9,5 +9,9 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storagetest.Run(t, func(t *testing.T) storage.Interface { return memory.New() })
+	storagetest.Run(t, func(testing.TB) storage.Interface { return memory.New() })
+}
+
+func BenchmarkStorage(b *testing.B) {
+	storagetest.Bench(b, func(testing.TB) storage.Interface { return memory.New() })
 }

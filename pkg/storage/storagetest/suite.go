@@ -17,7 +17,7 @@ import (
 )
 
 // NewFunc returns a new, empty store. The suite closes it.
-type NewFunc func(t *testing.T) storage.Interface
+type NewFunc func(tb testing.TB) storage.Interface
 
 // Run runs every conformance test against stores made by newStore.
 func Run(t *testing.T, newStore NewFunc) {
