@@ -16,6 +16,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -132,7 +133,7 @@ func (s *Store) view(fn func(tx *bbolt.Tx) error) error {
 		return storage.ErrClosed
 	}
 	err := s.db.View(fn)
-	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		return storage.ErrClosed
 	}
 	return err
