@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -52,4 +53,11 @@ func usage(w io.Writer) {
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
+}
+
+// flags returns the flag set for a subcommand, reporting to stderr.
+func flags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("setpoint "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
 }

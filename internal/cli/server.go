@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 )
@@ -11,8 +10,7 @@ import (
 // server lands it only prints the version, so that the README's main
 // command is stable from the first commit on.
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("setpoint server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flags("server", stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

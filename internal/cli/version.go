@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -11,8 +10,7 @@ import (
 )
 
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("setpoint version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flags("version", stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

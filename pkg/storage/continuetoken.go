@@ -57,3 +57,16 @@ func DecodeContinue(prefix, token string) (revision int64, lastKey string, err e
 	}
 	return t.Revision, key, nil
 }
+
+// Position validates a List's prefix and options and returns the revision
+// to read at (zero for current) and the last key a previous page returned
+// (empty for the first page). Backends call it first in List.
+func (o ListOptions) Position(prefix string) (revision int64, after string, err error) {
+	if err := ValidatePrefix(prefix); err != nil {
+		return 0, "", err
+	}
+	if o.Continue == "" {
+		return o.Revision, "", nil
+	}
+	return DecodeContinue(prefix, o.Continue)
+}

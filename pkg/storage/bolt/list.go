@@ -12,18 +12,12 @@ import (
 // List implements storage.Interface. At the current revision it walks the
 // key bucket; at an older one it walks the hist bucket, two seeks per key.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
-	if err := storage.ValidatePrefix(prefix); err != nil {
+	rev, after, err := opts.Position(prefix)
+	if err != nil {
 		return storage.ListResult{}, err
 	}
-	rev, after := opts.Revision, ""
-	if opts.Continue != "" {
-		var err error
-		if rev, after, err = storage.DecodeContinue(prefix, opts.Continue); err != nil {
-			return storage.ListResult{}, err
-		}
-	}
 	var res storage.ListResult
-	err := s.view(func(tx *bbolt.Tx) error {
+	err = s.view(func(tx *bbolt.Tx) error {
 		current, compacted := revisions(tx)
 		if rev == 0 {
 			rev = current

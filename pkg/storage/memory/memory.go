@@ -75,15 +75,9 @@ func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 
 // List implements storage.Interface.
 func (s *Store) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
-	if err := storage.ValidatePrefix(prefix); err != nil {
+	rev, after, err := opts.Position(prefix)
+	if err != nil {
 		return storage.ListResult{}, err
-	}
-	rev, after := opts.Revision, ""
-	if opts.Continue != "" {
-		var err error
-		if rev, after, err = storage.DecodeContinue(prefix, opts.Continue); err != nil {
-			return storage.ListResult{}, err
-		}
 	}
 	s.mu.Lock() // the key order may need to merge pending keys
 	defer s.mu.Unlock()
