@@ -58,8 +58,10 @@ type Interface interface {
 	// reads and watches at revisions below it fail with ErrCompacted,
 	// while the state at revision itself stays readable. Compacting to a
 	// revision at or below the last compaction is a no-op; above the
-	// current revision is ErrFutureRevision. Compaction runs online in
-	// small steps, without stopping readers or writers.
+	// current revision is ErrFutureRevision. Compaction runs online:
+	// durable backends work in short transactions so readers and writers
+	// wait at most one step; the memory backend holds its lock for as long
+	// as it takes to drop the released history.
 	Compact(ctx context.Context, revision int64) error
 
 	// Close releases the store. Running watches end; later calls return
