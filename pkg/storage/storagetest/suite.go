@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"ListErrors", testListErrors},
 		{"WatchFromNow", testWatchFromNow},
 		{"WatchReplay", testWatchReplay},
+		{"WatchReplayLifecycle", testWatchReplayLifecycle},
 		{"WatchPrefix", testWatchPrefix},
 		{"WatchFutureRevision", testWatchFutureRevision},
 		{"WatchEndsWithContext", testWatchEndsWithContext},

@@ -111,6 +111,26 @@ func testWatchReplay(t *testing.T, s storage.Interface) {
 	}
 }
 
+// testWatchReplayLifecycle replays a key's whole life from history: the
+// DELETED event carries the last value and the previous value, rebuilt
+// from what the backend kept.
+func testWatchReplayLifecycle(t *testing.T, s storage.Interface) {
+	start := revision(t, s)
+	r := create(t, s, "/l/k", "1")
+	update(t, s, "/l/k", "2")
+	del(t, s, "/l/k")
+	create(t, s, "/l/k", "3")
+	want := []string{
+		fmt.Sprintf("ADDED /l/k=1@%d", r),
+		fmt.Sprintf("MODIFIED /l/k=2@%d (was 1)", r+1),
+		fmt.Sprintf("DELETED /l/k=2@%d (was 2)", r+2),
+		fmt.Sprintf("ADDED /l/k=3@%d", r+3),
+	}
+	if got := collect(t, watch(t, s, "/l/", start), 4); !slices.Equal(got, want) {
+		t.Fatalf("replayed events = %v, want %v", got, want)
+	}
+}
+
 func testWatchPrefix(t *testing.T, s storage.Interface) {
 	ch := watch(t, s, "/a/", 0)
 	create(t, s, "/ab/x", "no")
