@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
@@ -114,10 +115,15 @@ func (s *Store) commit(batch []*request) {
 			events = append(events, ev)
 		}
 		if len(events) == 0 {
-			return nil
+			// Every request failed its precondition: roll back rather
+			// than pay an fsync for an empty commit.
+			return errNothingWritten
 		}
 		return tx.Bucket(bucketMeta).Put(metaRevision, revBytes(rev))
 	})
+	if err == errNothingWritten {
+		return
+	}
 	if err != nil {
 		err = fmt.Errorf("bolt: commit: %w", err)
 		for _, r := range batch {
@@ -128,6 +134,8 @@ func (s *Store) commit(batch []*request) {
 	s.feed.Publish(events)
 	s.rev.Store(rev)
 }
+
+var errNothingWritten = errors.New("bolt: nothing to write")
 
 func isPrecondition(err error) bool {
 	switch err.(type) {
