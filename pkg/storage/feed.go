@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 )
@@ -152,6 +153,9 @@ func (f *Feed) run(ctx context.Context, w *feedWatcher, next int64, out chan<- E
 		upTo := f.rev
 		f.mu.Unlock()
 		events, scanned, err := f.history(w.prefix, next, upTo, historyBatch)
+		if errors.Is(err, ErrClosed) {
+			return // the store is shutting down: a clean end, not a failure
+		}
 		if err != nil {
 			send(Event{Err: err})
 			return

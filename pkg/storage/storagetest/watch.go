@@ -172,13 +172,23 @@ func testWatchEndsWithContext(t *testing.T, s storage.Interface) {
 }
 
 func testWatchEndsOnClose(t *testing.T, s storage.Interface) {
-	ch := watch(t, s, "/c/", 0)
+	// One watcher is live; the other is part-way through replaying
+	// history when the store closes. Neither may report an error for a
+	// clean close.
+	live := watch(t, s, "/c/", 0)
+	for i := range 2000 {
+		create(t, s, fmt.Sprintf("/c/%d", i), "v")
+	}
+	replaying := watch(t, s, "/c/", 1)
+	<-replaying
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for ev := range ch {
-		if ev.Err != nil {
-			t.Fatalf("clean close ended the watch with %v", ev.Err)
+	for _, ch := range []<-chan storage.Event{live, replaying} {
+		for ev := range ch {
+			if ev.Err != nil {
+				t.Fatalf("clean close ended the watch with %v", ev.Err)
+			}
 		}
 	}
 	_, err := s.Create(context.Background(), "/c/x", nil)
