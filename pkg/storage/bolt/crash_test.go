@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
 
@@ -193,5 +192,3 @@ func runAndKill(t *testing.T, path string, d time.Duration) map[string]acked {
 	}
 	return acks
 }
-
-var _ storage.Interface = (*bolt.Store)(nil)
