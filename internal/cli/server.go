@@ -2,15 +2,32 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
+	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
-// runServer will run the API server on the embedded store. Until the API
-// server lands it only prints the version, so that the README's main
-// command is stable from the first commit on.
+// dbFile is the embedded store's file inside the data directory.
+const dbFile = "setpoint.db"
+
+// runServer runs the API server until ctx ends (SIGINT or SIGTERM).
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flags("server", stderr)
+	dataDir := fs.String("data-dir", "./setpoint-data", "directory for the database, credentials and kubeconfig")
+	listen := fs.String("listen", "127.0.0.1:6443", "address to serve HTTPS on")
+	kubeconfig := fs.String("kubeconfig", "", "where to write the admin kubeconfig (default <data-dir>/kubeconfig)")
+	backend := fs.String("storage", "bolt", "storage backend: bolt (embedded, durable) or memory")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -18,7 +35,109 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "setpoint server: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	printVersion(stdout)
-	fmt.Fprintln(stdout, "The API server is not built yet: this build has the storage layer only.")
+	if *backend != "bolt" && *backend != "memory" {
+		fmt.Fprintf(stderr, "setpoint server: --storage must be bolt or memory, not %q\n", *backend)
+		return 2
+	}
+	if *kubeconfig == "" {
+		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend); err != nil {
+		logger.Error("server failed", "err", err)
+		return 1
+	}
 	return 0
+}
+
+func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	var hosts []string
+	if host != "" && host != "0.0.0.0" && host != "::" {
+		hosts = append(hosts, host)
+	}
+	creds, err := credentials.LoadOrCreate(credentials.Options{Dir: dataDir, Hosts: hosts})
+	if err != nil {
+		return err
+	}
+	var store storage.Interface
+	var size func() (int64, error)
+	switch backend {
+	case "memory":
+		store = memory.New()
+	default:
+		path := filepath.Join(dataDir, dbFile)
+		b, err := bolt.Open(path, bolt.Options{})
+		if err != nil {
+			return err
+		}
+		store = b
+		size = func() (int64, error) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return 0, err
+			}
+			return fi.Size(), nil
+		}
+	}
+	defer store.Close()
+
+	api, err := apiserver.New(apiserver.Config{
+		Storage:       store,
+		Authenticator: credentials.NewAuthenticator(creds.AdminToken),
+		Logger:        logger,
+		StorageSize:   size,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	url := "https://" + kubeconfigHost(ln.Addr())
+	if err := credentials.WriteKubeconfig(kubeconfig, url, creds.CAPEM, creds.AdminToken); err != nil {
+		ln.Close()
+		return err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	compactor := &storage.Compactor{Store: store, Retention: storage.DefaultRetention, Logger: logger}
+	wg.Go(func() {
+		if err := compactor.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			logger.Warn("compactor stopped", "err", err)
+		}
+	})
+	wg.Go(func() {
+		select {
+		case <-api.Ready():
+			abs, _ := filepath.Abs(kubeconfig)
+			logger.Info("setpoint API server ready", "url", url, "kubeconfig", abs, "storage", backend)
+		case <-ctx.Done():
+		}
+	})
+	return api.Run(ctx, ln, creds.TLSConfig())
+}
+
+// kubeconfigHost is the address clients should dial: a wildcard listen
+// address is reached through loopback.
+func kubeconfigHost(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	ip := tcp.IP
+	if ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
 }

@@ -1,0 +1,124 @@
+package credentials
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"path/filepath"
+	"time"
+)
+
+// Options says where credentials live and whom the serving certificate names.
+type Options struct {
+	// Dir is the data directory; credentials go in Dir/pki.
+	Dir string
+	// Hosts are extra subject alternative names besides 127.0.0.1, ::1 and
+	// localhost. IPs become IP SANs, everything else DNS SANs.
+	Hosts []string
+	// Now is the clock; nil means time.Now. Injected so expiry handling can
+	// be tested without waiting a year.
+	Now func() time.Time
+}
+
+// Credentials is everything the server and its admin client need.
+type Credentials struct {
+	// CAPEM is the CA certificate, PEM encoded, for clients to trust.
+	CAPEM []byte
+	// Serving is the serving certificate and key. The chain holds only the
+	// leaf: every client has to trust CAPEM anyway, so sending it is waste.
+	Serving tls.Certificate
+	// AdminToken is the bearer token that grants full access.
+	AdminToken string
+}
+
+// LoadOrCreate returns the credentials stored under opts.Dir, creating
+// whatever is missing.
+//
+// The CA and token survive restarts because existing kubeconfigs depend on
+// them; an unreadable CA is an error rather than a reason to mint a new one.
+// The serving certificate is cheap to replace and nothing outside the server
+// pins it, so it is regenerated whenever it is missing, near expiry, no longer
+// matches its key or the CA, or lacks one of the wanted names.
+func LoadOrCreate(opts Options) (*Credentials, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("credentials: data directory not set")
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	hosts, err := servingHosts(opts.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	s := store{dir: filepath.Join(opts.Dir, pkiDirName)}
+	if err := s.ensureDir(); err != nil {
+		return nil, err
+	}
+
+	ca, err := s.loadOrCreateCA(now())
+	if err != nil {
+		return nil, err
+	}
+	token, err := s.loadOrCreateToken()
+	if err != nil {
+		return nil, err
+	}
+	serving, err := s.loadServing(ca, hosts, now())
+	if err != nil {
+		return nil, err
+	}
+	if serving == nil {
+		if serving, err = newServing(ca, hosts, now()); err != nil {
+			return nil, err
+		}
+		if err := s.saveServing(serving); err != nil {
+			return nil, err
+		}
+	}
+	return assemble(ca, serving, token), nil
+}
+
+// Generate makes a fresh CA, serving certificate and token in memory only,
+// for in-process servers that live as long as a test.
+func Generate(hosts []string, now time.Time) (*Credentials, error) {
+	names, err := servingHosts(hosts)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := newCA(now)
+	if err != nil {
+		return nil, err
+	}
+	serving, err := newServing(ca, names, now)
+	if err != nil {
+		return nil, err
+	}
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	return assemble(ca, serving, token), nil
+}
+
+func assemble(ca, serving *keyPair, token string) *Credentials {
+	leaf := serving.cert
+	return &Credentials{
+		CAPEM: encodeCert(ca.cert),
+		Serving: tls.Certificate{
+			Certificate: [][]byte{leaf.Raw},
+			PrivateKey:  serving.key,
+			Leaf:        leaf,
+		},
+		AdminToken: token,
+	}
+}
+
+// CertPool returns a pool holding only the CA, for clients of this server.
+func (c *Credentials) CertPool() (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(c.CAPEM) {
+		return nil, errors.New("credentials: CA PEM holds no certificate")
+	}
+	return pool, nil
+}

@@ -1,0 +1,217 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/registry"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+// deleteOptions are the parts of DeleteOptions the server acts on.
+type deleteOptions struct {
+	uid, resourceVersion *string
+	dryRun               bool
+}
+
+// parseDeleteOptions reads DeleteOptions from the body (JSON or
+// protobuf, possibly empty) and the query.
+func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (deleteOptions, error) {
+	var opts deleteOptions
+	var do metav1.DeleteOptions
+	body, err := readBody(w, r)
+	if err != nil {
+		return opts, err
+	}
+	if len(body) > 0 {
+		bf, err := requestFormat(r.Header.Get("Content-Type"), &registry.Resource{Typed: true})
+		if err != nil {
+			return opts, err
+		}
+		switch bf {
+		case bodyProtobuf:
+			_, js, err := protobuf.Default().DecodeToJSON(body)
+			if err != nil {
+				return opts, errBadRequest("the body is not valid DeleteOptions: %v", err)
+			}
+			body = js
+		case bodyYAML:
+			return opts, errBadRequest("DeleteOptions must be JSON or protobuf")
+		}
+		if err := unmarshalJSON(body, &do); err != nil {
+			return opts, errBadRequest("the body is not valid DeleteOptions: %v", err)
+		}
+	}
+	q := req.query
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
+		}
+	}
+	if v := q.Get("orphanDependents"); v != "" && v != "true" && v != "false" {
+		return opts, errBadRequest("invalid orphanDependents %q", v)
+	}
+	policy := q.Get("propagationPolicy")
+	if do.PropagationPolicy != nil {
+		policy = string(*do.PropagationPolicy)
+	}
+	switch metav1.DeletionPropagation(policy) {
+	case "", metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+	default:
+		return opts, errBadRequest("propagationPolicy must be Orphan, Background or Foreground, not %q", policy)
+	}
+	dry, err := parseDryRun(req)
+	if err != nil {
+		return opts, err
+	}
+	for _, v := range do.DryRun {
+		if v != "All" {
+			return opts, errBadRequest("dryRun must be All, not %q", v)
+		}
+		dry = true
+	}
+	opts.dryRun = dry
+	if p := do.Preconditions; p != nil {
+		if p.UID != nil {
+			s := string(*p.UID)
+			opts.uid = &s
+		}
+		opts.resourceVersion = p.ResourceVersion
+	}
+	return opts, nil
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, req *request) error {
+	opts, err := parseDeleteOptions(w, r, req)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	kv, err := s.store.Get(ctx, req.res.Key(req.namespace, req.name))
+	if err != nil {
+		return err
+	}
+	out, err := s.deleteStored(ctx, req.res, kv, opts)
+	if err != nil {
+		return toStatus(err, req.res.GroupResource(), req.name)
+	}
+	if out.gone && req.res.Typed && req.res.GroupResource() != namespaceGR {
+		// Built-in kinds answer an immediate delete with a Status, as
+		// kube-apiserver does; custom resources answer with the object.
+		writeSuccess(w, req.res, req.name, string(out.obj.GetUID()))
+		return nil
+	}
+	b, err := servedBytes(out.obj, out.rev)
+	if err != nil {
+		return errInternal(err)
+	}
+	return s.writeObject(w, r, req.res, http.StatusOK, b)
+}
+
+// deleted is the outcome of deleting one object.
+type deleted struct {
+	obj  *unstructured.Unstructured
+	rev  int64
+	gone bool // false: finalizers hold it, deletionTimestamp is set
+}
+
+// deleteStored deletes the object in kv: at once without finalizers,
+// otherwise by setting deletionTimestamp. It retries on concurrent
+// writes, checking the preconditions against each new state.
+func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv storage.KeyValue, opts deleteOptions) (deleted, error) {
+	gr := res.GroupResource()
+	for attempt := 0; ; attempt++ {
+		u, err := parseObject(kv.Value)
+		if err != nil {
+			return deleted{}, errInternal(err)
+		}
+		u.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
+		if opts.uid != nil && *opts.uid != string(u.GetUID()) {
+			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *opts.uid, u.GetUID()))
+		}
+		if opts.resourceVersion != nil && *opts.resourceVersion != u.GetResourceVersion() {
+			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.resourceVersion, u.GetResourceVersion()))
+		}
+		var out deleted
+		if len(u.GetFinalizers()) > 0 {
+			if u.GetDeletionTimestamp() != nil || opts.dryRun {
+				return deleted{obj: u, rev: kv.Revision}, nil
+			}
+			now := metav1.NewTime(s.now())
+			u.SetDeletionTimestamp(&now)
+			zero := int64(0)
+			u.SetDeletionGracePeriodSeconds(&zero)
+			val, err := storedBytes(u)
+			if err != nil {
+				return deleted{}, errInternal(err)
+			}
+			out.obj = u
+			out.rev, err = s.store.Update(ctx, kv.Key, val, kv.Revision)
+		} else {
+			if opts.dryRun {
+				return deleted{obj: u, rev: kv.Revision, gone: true}, nil
+			}
+			out.obj, out.gone = u, true
+			_, out.rev, err = s.store.Delete(ctx, kv.Key, kv.Revision)
+		}
+		if errors.Is(err, storage.ErrConflict) && attempt < maxWriteRetries {
+			if kv, err = s.store.Get(ctx, kv.Key); err != nil {
+				return deleted{}, err
+			}
+			continue
+		}
+		if err != nil {
+			return deleted{}, err
+		}
+		return out, nil
+	}
+}
+
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *request) error {
+	opts, err := parseDeleteOptions(w, r, req)
+	if err != nil {
+		return err
+	}
+	sel, err := parseSelection(req.query, req.res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c, err := s.cacheFor(req.res)
+	if err != nil {
+		return err
+	}
+	if err := s.cache.WaitFresh(ctx); err != nil {
+		return toStatus(err, req.res.GroupResource(), "")
+	}
+	var match func(*watchcache.Object) bool
+	if !sel.empty() {
+		match = sel.matches
+	}
+	page := c.List(watchcache.ListOptions{Namespace: nsIf(req), Match: match})
+	items := make([]*watchcache.Object, 0, len(page.Items))
+	for _, o := range page.Items {
+		out, err := s.deleteStored(ctx, req.res, storage.KeyValue{Key: o.Key, Value: o.JSON, Revision: o.Revision}, opts)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return toStatus(err, req.res.GroupResource(), o.Name)
+		}
+		b, err := servedBytes(out.obj, out.rev)
+		if err != nil {
+			return errInternal(err)
+		}
+		items = append(items, &watchcache.Object{Key: o.Key, Name: o.Name, Namespace: o.Namespace, JSON: b})
+	}
+	return s.writeList(w, r, req.res, items, listMeta{ResourceVersion: strconv.FormatInt(s.cache.Revision(), 10)})
+}

@@ -1,0 +1,108 @@
+package apiserver
+
+import (
+	"mime"
+	"strings"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
+	"github.com/setpoint-dev/setpoint/pkg/registry"
+)
+
+// format is how a response is encoded.
+type format int
+
+const (
+	fmtJSON format = iota
+	fmtYAML
+	fmtProtobuf
+	fmtTable
+	fmtPartial // PartialObjectMetadata(List)
+)
+
+// target is what a response carries.
+type target int
+
+const (
+	targetObject target = iota
+	targetList
+	targetWatch
+)
+
+var offered = []string{
+	"application/json", "application/yaml", protobuf.ContentType,
+	"application/json;as=Table;v=v1;g=meta.k8s.io",
+	"application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
+}
+
+// negotiate picks the first media type in Accept the server can produce
+// for res, in the client's order. An empty Accept means JSON.
+func negotiate(accept string, res *registry.Resource, t target) (format, error) {
+	if strings.TrimSpace(accept) == "" {
+		return fmtJSON, nil
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		if params["q"] == "0" {
+			continue
+		}
+		as := params["as"]
+		switch mt {
+		case "application/json", "*/*", "application/*":
+			switch {
+			case as == "":
+				return fmtJSON, nil
+			case as == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1"):
+				return fmtTable, nil
+			case params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
+				(as == "PartialObjectMetadata" && t != targetList || as == "PartialObjectMetadataList" && t == targetList):
+				return fmtPartial, nil
+			}
+		case "application/yaml":
+			if as == "" && t != targetWatch {
+				return fmtYAML, nil
+			}
+		case protobuf.ContentType:
+			if as == "" && res != nil && res.Typed && protobuf.Default().Supports(res.GroupVersionKind()) {
+				return fmtProtobuf, nil
+			}
+		}
+	}
+	return 0, errNotAcceptable(offered)
+}
+
+// bodyFormat is how a request body is encoded.
+type bodyFormat int
+
+const (
+	bodyJSON bodyFormat = iota
+	bodyYAML
+	bodyProtobuf
+)
+
+// requestFormat reads Content-Type for create and update bodies.
+func requestFormat(contentType string, res *registry.Resource) (bodyFormat, error) {
+	accepted := []string{"application/json", "application/yaml"}
+	if res.Typed {
+		accepted = append(accepted, protobuf.ContentType)
+	}
+	if contentType == "" {
+		return bodyJSON, nil
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return 0, errUnsupportedMediaType(contentType, accepted)
+	}
+	switch {
+	case mt == "application/json":
+		return bodyJSON, nil
+	case mt == "application/yaml":
+		return bodyYAML, nil
+	case mt == protobuf.ContentType && res.Typed:
+		return bodyProtobuf, nil
+	}
+	return 0, errUnsupportedMediaType(contentType, accepted)
+}

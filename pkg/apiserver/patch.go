@@ -1,0 +1,111 @@
+package apiserver
+
+import (
+	"mime"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+
+	"github.com/setpoint-dev/setpoint/pkg/registry"
+)
+
+const (
+	jsonPatchType      = "application/json-patch+json"
+	mergePatchType     = "application/merge-patch+json"
+	strategicPatchType = "application/strategic-merge-patch+json"
+)
+
+func patchTypes(res *registry.Resource) []string {
+	if res.Typed {
+		return []string{jsonPatchType, mergePatchType, strategicPatchType}
+	}
+	return []string{jsonPatchType, mergePatchType}
+}
+
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) error {
+	res := req.res
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return errUnsupportedMediaType(ct, patchTypes(res))
+	}
+	switch mt {
+	case jsonPatchType, mergePatchType:
+	case strategicPatchType:
+		if !res.Typed {
+			return errUnsupportedMediaType(ct, patchTypes(res))
+		}
+	default:
+		return errUnsupportedMediaType(ct, patchTypes(res))
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var jp jsonpatch.Patch
+	if mt == jsonPatchType {
+		if jp, err = jsonpatch.DecodePatch(body); err != nil {
+			return errBadRequest("the JSON patch is not valid: %v", err)
+		}
+	} else {
+		var probe map[string]any
+		if err := unmarshalJSON(body, &probe); err != nil {
+			return errBadRequest("the patch is not a JSON object: %v", err)
+		}
+	}
+	fv := registry.FieldValidation(req.query.Get("fieldValidation"))
+	switch fv {
+	case "":
+		fv = registry.FieldWarn
+	case registry.FieldIgnore, registry.FieldWarn, registry.FieldStrict:
+	default:
+		return errBadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
+	}
+	dryRun, err := parseDryRun(req)
+	if err != nil {
+		return err
+	}
+	var warned bool
+	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		curJSON, err := jsonMarshal(cur.Object)
+		if err != nil {
+			return nil, errInternal(err)
+		}
+		var patched []byte
+		switch mt {
+		case jsonPatchType:
+			patched, err = jp.Apply(curJSON)
+		case mergePatchType:
+			patched, err = jsonpatch.MergePatch(curJSON, body)
+		case strategicPatchType:
+			typed, terr := registry.Scheme().New(res.GroupVersionKind())
+			if terr != nil {
+				return nil, errInternal(terr)
+			}
+			patched, err = strategicpatch.StrategicMergePatch(curJSON, body, typed)
+		}
+		if err != nil {
+			return nil, errUnprocessable(res, req.name, err)
+		}
+		obj, warnings, err := res.Decode(patched, fv)
+		if err != nil {
+			return nil, toStatus(err, res.GroupResource(), req.name)
+		}
+		if !warned {
+			setWarnings(w, warnings)
+			warned = true
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if err := checkTypeMeta(u, res); err != nil {
+			return nil, err
+		}
+		// A resourceVersion the patch leaves as it was is not a
+		// precondition: the patch was applied to the current object.
+		if u.GetResourceVersion() == cur.GetResourceVersion() {
+			u.SetResourceVersion("")
+		}
+		return u, nil
+	})
+}

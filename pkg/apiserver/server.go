@@ -1,0 +1,200 @@
+package apiserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/discovery"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/metrics"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/registry"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+// Config configures a Server. Storage is required.
+type Config struct {
+	Storage storage.Interface
+	// Registry holds the served resources; nil serves registry.Builtin().
+	Registry *registry.Registry
+	// Authenticator checks each request's credentials; nil lets every
+	// request in (for callers that authenticate in front of Handler).
+	Authenticator Authenticator
+	Logger        *slog.Logger
+	// Now is the clock for timestamps; nil is time.Now.
+	Now func() time.Time
+	// BookmarkInterval is how often a watch that asked for bookmarks
+	// gets one; 0 means a minute, as kube-apiserver does.
+	BookmarkInterval time.Duration
+	// CacheLimits bound each resource's event log.
+	CacheLimits watchcache.Limits
+	// Version is served at /version; zero fills in the defaults.
+	Version version.Info
+	// StorageSize reports the database size for metrics; may be nil.
+	StorageSize func() (int64, error)
+}
+
+// Authenticator decides whether a request carries valid credentials.
+type Authenticator interface {
+	Authenticate(r *http.Request) bool
+}
+
+// Server serves the Kubernetes API for a registry over storage.
+type Server struct {
+	cfg       Config
+	store     storage.Interface
+	reg       *registry.Registry
+	cache     *watchcache.Store
+	discovery *discovery.Handler
+	metrics   *metrics.Metrics
+	log       *slog.Logger
+	now       func() time.Time
+	handler   http.Handler
+
+	crdWake chan struct{}
+
+	startOnce sync.Once
+}
+
+// New returns a server; call Start (or Run) to make it serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.Storage == nil {
+		return nil, errors.New("apiserver: Config.Storage is required")
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = registry.New(registry.Builtin()...)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.BookmarkInterval == 0 {
+		cfg.BookmarkInterval = time.Minute
+	}
+	if cfg.Version.Major == "" {
+		cfg.Version = defaultVersion()
+	}
+	s := &Server{
+		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
+		discovery: discovery.New(cfg.Registry),
+		metrics:   metrics.New(),
+		crdWake:   make(chan struct{}, 1),
+	}
+	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
+	ctx := context.Background()
+	for _, res := range s.reg.Resources() {
+		if _, err := s.cache.Add(ctx, res.GroupResource(), s.decoder(res)); err != nil {
+			return nil, err
+		}
+	}
+	s.metrics.SetStorageSource(s.storageStats, cfg.StorageSize)
+	s.handler = s.buildHandler()
+	return s, nil
+}
+
+// Handler is the server's HTTP handler, for callers that run their own
+// http.Server. Start must be running for it to answer API requests.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Ready is closed once the server can answer consistently.
+func (s *Server) Ready() <-chan struct{} { return s.cache.Ready() }
+
+// Start runs the watch cache and the server's own control loops until ctx
+// ends. It serves no port; see Run.
+func (s *Server) Start(ctx context.Context) error {
+	started := false
+	s.startOnce.Do(func() { started = true })
+	if !started {
+		return errors.New("apiserver: Start called twice")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	wg.Go(func() { errc <- s.cache.Start(ctx) })
+	wg.Go(func() {
+		select {
+		case <-s.cache.Ready():
+			s.runCRDCleanup(ctx)
+		case <-ctx.Done():
+		}
+		errc <- nil
+	})
+	var err error
+	select {
+	case err = <-errc:
+		if err == nil {
+			err = <-errc
+		}
+	case <-ctx.Done():
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// Run serves HTTPS on ln until ctx ends, then shuts down gracefully: open
+// watches end and in-flight requests get up to five seconds.
+func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hs := &http.Server{
+		Handler:           s.handler,
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	var wg sync.WaitGroup
+	startErr := make(chan error, 1)
+	wg.Go(func() { startErr <- s.Start(ctx) })
+	serveErr := make(chan error, 1)
+	wg.Go(func() { serveErr <- hs.ServeTLS(ln, "", "") })
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-startErr:
+	case err = <-serveErr:
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+	}
+	cancel()
+	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer stop()
+	if e := hs.Shutdown(shutdownCtx); e != nil && err == nil && !errors.Is(e, context.DeadlineExceeded) {
+		err = fmt.Errorf("apiserver: shutdown: %w", e)
+	}
+	wg.Wait()
+	return err
+}
+
+func (s *Server) storageStats() []metrics.ResourceStats {
+	var out []metrics.ResourceStats
+	seen := map[schema.GroupResource]bool{}
+	for _, res := range s.reg.Resources() {
+		gr := res.GroupResource()
+		if seen[gr] {
+			continue
+		}
+		seen[gr] = true
+		c, ok := s.cache.Cache(gr)
+		if !ok {
+			continue
+		}
+		st := c.Stats()
+		out = append(out, metrics.ResourceStats{Resource: gr.String(), Objects: st.Objects, Watchers: st.Watchers, CacheEvents: st.LogEvents})
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strconv"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/setpoint-dev/setpoint/pkg/registry"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+// maxWriteRetries bounds the retries of a write without a
+// resourceVersion that keeps losing to concurrent writers.
+const maxWriteRetries = 32
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, req *request) error {
+	u, warnings, err := s.decodeObject(w, r, req)
+	if err != nil {
+		return err
+	}
+	dryRun, err := parseDryRun(req)
+	if err != nil {
+		return err
+	}
+	setWarnings(w, warnings)
+	return s.writeUpdate(w, r, req, dryRun, func(*unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		return u.DeepCopy(), nil
+	})
+}
+
+// writeUpdate is the shared tail of PUT and PATCH: desired computes the
+// requested object from the current one; the update rules, the
+// optimistic concurrency check and the write follow. Without a
+// resourceVersion in the request, losing a race retries on the new state.
+func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *request, dryRun bool, desired func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error)) error {
+	ctx := r.Context()
+	res := req.res
+	gr := res.GroupResource()
+	key := res.Key(req.namespace, req.name)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		old, err := parseObject(kv.Value)
+		if err != nil {
+			return errInternal(err)
+		}
+		old.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
+		u, err := desired(old.DeepCopy())
+		if err != nil {
+			return err
+		}
+		if u.GetName() != req.name {
+			return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), req.name)
+		}
+		switch ns := u.GetNamespace(); {
+		case !res.Namespaced:
+			u.SetNamespace("")
+		case ns == "":
+			u.SetNamespace(req.namespace)
+		case ns != req.namespace:
+			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		precondition := u.GetResourceVersion()
+		if precondition != "" && precondition != old.GetResourceVersion() {
+			return errConflict(gr, req.name, staleObject)
+		}
+		next, err := s.prepareUpdate(res, req.subresource, u, old)
+		if err != nil {
+			return err
+		}
+		unchanged, err := sameObject(next, old)
+		if err != nil {
+			return errInternal(err)
+		}
+		if unchanged || dryRun {
+			b, err := servedBytes(next, kv.Revision)
+			if err != nil {
+				return errInternal(err)
+			}
+			return s.writeObject(w, r, res, http.StatusOK, b)
+		}
+		var rev int64
+		if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 {
+			// The last finalizer is gone: the object's deletion completes.
+			_, rev, err = s.store.Delete(ctx, key, kv.Revision)
+		} else {
+			var val []byte
+			if val, err = storedBytes(next); err != nil {
+				return errInternal(err)
+			}
+			rev, err = s.store.Update(ctx, key, val, kv.Revision)
+		}
+		if errors.Is(err, storage.ErrConflict) && precondition == "" && attempt < maxWriteRetries {
+			continue
+		}
+		if err != nil {
+			return toStatus(err, gr, req.name)
+		}
+		b, err := servedBytes(next, rev)
+		if err != nil {
+			return errInternal(err)
+		}
+		if err := s.afterWrite(ctx, req, rev); err != nil {
+			return err
+		}
+		return s.writeObject(w, r, res, http.StatusOK, b)
+	}
+}
+
+// prepareUpdate applies the update rules to the requested object u given
+// the stored one: server-owned metadata is kept, the status subresource
+// splits .status from the rest, finalizers cannot be added once deletion
+// started, and generation counts changes outside metadata (and status).
+func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	var next *unstructured.Unstructured
+	if subresource == "status" {
+		next = old.DeepCopy()
+		if st, ok := u.Object["status"]; ok {
+			next.Object["status"] = st
+		} else {
+			delete(next.Object, "status")
+		}
+	} else {
+		next = u
+		if res.StatusSubresource {
+			if st, ok := old.Object["status"]; ok {
+				next.Object["status"] = runtime.DeepCopyJSONValue(st)
+			} else {
+				delete(next.Object, "status")
+			}
+		}
+		if uid := next.GetUID(); uid == "" {
+			next.SetUID(old.GetUID())
+		}
+	}
+	meta, _ := next.Object["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		next.Object["metadata"] = meta
+	}
+	oldMeta, _ := old.Object["metadata"].(map[string]any)
+	for _, k := range []string{"creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = v
+		} else {
+			delete(meta, k)
+		}
+	}
+	delete(meta, "selfLink")
+	next.SetResourceVersion(old.GetResourceVersion())
+	now := s.now()
+	if res.Strategy != nil && subresource == "" {
+		if errs := res.Strategy.PrepareForUpdate(now, next.Object, old.Object); len(errs) > 0 {
+			return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+		}
+	}
+	next.SetGeneration(old.GetGeneration())
+	if specChanged(res, next, old) {
+		next.SetGeneration(old.GetGeneration() + 1)
+	}
+	errs := validateMeta(next, res)
+	errs = append(errs, apivalidation.ValidateObjectMetaAccessorUpdate(next, old, field.NewPath("metadata"))...)
+	if old.GetDeletionTimestamp() != nil {
+		errs = append(errs, apivalidation.ValidateNoNewFinalizers(next.GetFinalizers(), old.GetFinalizers(), field.NewPath("metadata", "finalizers"))...)
+	}
+	if len(errs) > 0 {
+		return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+	}
+	return next, nil
+}
+
+// specChanged reports a change outside metadata, ignoring status when the
+// resource has a status subresource.
+func specChanged(res *registry.Resource, a, b *unstructured.Unstructured) bool {
+	for k, v := range a.Object {
+		if k == "metadata" || (k == "status" && res.StatusSubresource) {
+			continue
+		}
+		if !reflect.DeepEqual(v, b.Object[k]) {
+			return true
+		}
+	}
+	for k := range b.Object {
+		if k == "metadata" || (k == "status" && res.StatusSubresource) {
+			continue
+		}
+		if _, ok := a.Object[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sameObject reports whether an update would store what is stored; such
+// a write is skipped and answered with the current object, so no-op
+// updates do not wake every watcher.
+func sameObject(a, b *unstructured.Unstructured) (bool, error) {
+	ab, err := json.Marshal(a.Object)
+	if err != nil {
+		return false, err
+	}
+	bb, err := json.Marshal(b.Object)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(ab, bb), nil
+}
+
+// mutate changes a stored object with fn, retrying on conflicts; the
+// server uses it for its own writes, which the update rules do not
+// restrict. An object left deleting without finalizers is deleted.
+func (s *Server) mutate(ctx context.Context, res *registry.Resource, namespace, name string, fn func(*unstructured.Unstructured) error) error {
+	key := res.Key(namespace, name)
+	for {
+		kv, err := s.store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		u, err := parseObject(kv.Value)
+		if err != nil {
+			return err
+		}
+		if err := fn(u); err != nil {
+			return err
+		}
+		if u.GetDeletionTimestamp() != nil && len(u.GetFinalizers()) == 0 {
+			_, _, err = s.store.Delete(ctx, key, kv.Revision)
+		} else {
+			var val []byte
+			if val, err = storedBytes(u); err != nil {
+				return err
+			}
+			_, err = s.store.Update(ctx, key, val, kv.Revision)
+		}
+		if errors.Is(err, storage.ErrConflict) {
+			continue
+		}
+		return err
+	}
+}

@@ -1,0 +1,126 @@
+package registry
+
+// Builtin returns the resources every server serves, described the way a
+// CRD describes a custom resource. Each call returns fresh values so a
+// caller may adjust them.
+func Builtin() []*Resource {
+	return []*Resource{
+		{
+			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
+			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+			StatusSubresource: true, Typed: true, NameIsLabel: true,
+			SelectableFields: []string{"status.phase"},
+			Columns:          []Column{{Name: "Status", Type: "string", Path: ".status.phase", Description: "The phase of the namespace"}},
+			Strategy:         namespaceStrategy{},
+		},
+		{
+			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
+			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},
+			Namespaced: true, Typed: true,
+			Columns: []Column{{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data", "binaryData")}},
+		},
+		{
+			Version: "v1", Kind: "Secret", ListKind: "SecretList",
+			Plural: "secrets", Singular: "secret",
+			Namespaced: true, Typed: true,
+			SelectableFields: []string{"type"},
+			Columns: []Column{
+				{Name: "Type", Type: "string", Path: ".type", Description: "The type of the secret"},
+				{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data")},
+			},
+			Strategy: secretStrategy{},
+		},
+		{
+			Version: "v1", Kind: "ServiceAccount", ListKind: "ServiceAccountList",
+			Plural: "serviceaccounts", Singular: "serviceaccount", ShortNames: []string{"sa"},
+			Namespaced: true, Typed: true,
+			Columns: []Column{{Name: "Secrets", Type: "integer", Priority: 1, Description: "Number of secrets", Value: countItems("secrets")}},
+		},
+		{
+			Version: "v1", Kind: "Event", ListKind: "EventList",
+			Plural: "events", Singular: "event", ShortNames: []string{"ev"},
+			Namespaced: true, Typed: true,
+			SelectableFields: []string{
+				"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source=source.component", "type",
+			},
+			Columns: []Column{
+				{Name: "Type", Type: "string", Path: ".type"},
+				{Name: "Reason", Type: "string", Path: ".reason"},
+				{Name: "Object", Type: "string", Value: involvedObject},
+				{Name: "Message", Type: "string", Path: ".message"},
+			},
+		},
+		{
+			Group: "events.k8s.io", Version: "v1", Kind: "Event", ListKind: "EventList",
+			Plural: "events", Singular: "event", ShortNames: []string{"ev"},
+			Namespaced: true, Typed: true,
+			SelectableFields: []string{
+				"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"reason", "reportingController", "type",
+			},
+			Columns: []Column{
+				{Name: "Type", Type: "string", Path: ".type"},
+				{Name: "Reason", Type: "string", Path: ".reason"},
+				{Name: "Note", Type: "string", Path: ".note"},
+			},
+		},
+		{
+			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", ListKind: "LeaseList",
+			Plural: "leases", Singular: "lease",
+			Namespaced: true, Typed: true,
+			Columns: []Column{{Name: "Holder", Type: "string", Path: ".spec.holderIdentity", Description: "The current holder"}},
+		},
+		{
+			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
+			Plural: "customresourcedefinitions", Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"},
+			Categories:        []string{"api-extensions"},
+			StatusSubresource: true, Typed: true,
+			Columns:  []Column{{Name: "Created At", Type: "date", Path: ".metadata.creationTimestamp"}},
+			Strategy: crdStrategy{},
+		},
+	}
+}
+
+// countKeys counts the keys of the named map fields together, the DATA
+// column of ConfigMaps and Secrets.
+func countKeys(fields ...string) func(map[string]any) any {
+	return func(obj map[string]any) any {
+		n := int64(0)
+		for _, f := range fields {
+			if m, ok := obj[f].(map[string]any); ok {
+				n += int64(len(m))
+			}
+		}
+		return n
+	}
+}
+
+func countItems(field string) func(map[string]any) any {
+	return func(obj map[string]any) any {
+		s, _ := obj[field].([]any)
+		return int64(len(s))
+	}
+}
+
+func involvedObject(obj map[string]any) any {
+	io, _ := obj["involvedObject"].(map[string]any)
+	kind, _ := io["kind"].(string)
+	name, _ := io["name"].(string)
+	if kind == "" {
+		return name
+	}
+	return lowerFirst(kind) + "/" + name
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	b := []byte(s)
+	if b[0] >= 'A' && b[0] <= 'Z' {
+		b[0] += 'a' - 'A'
+	}
+	return string(b)
+}

@@ -1,0 +1,86 @@
+package registry
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// FieldValidation is how a write treats unknown and duplicate fields.
+type FieldValidation string
+
+const (
+	FieldIgnore FieldValidation = "Ignore"
+	FieldWarn   FieldValidation = "Warn"
+	FieldStrict FieldValidation = "Strict"
+)
+
+// Scheme holds the Go types of the typed built-in kinds. It is the schema
+// those kinds are validated against until they get OpenAPI schemas.
+var Scheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, apiextensionsv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			panic(fmt.Sprintf("registry: building scheme: %v", err))
+		}
+	}
+	return s
+})
+
+// Decode turns a JSON request body into unstructured content. Typed kinds
+// go through their Go type, which rejects wrongly typed fields and drops
+// unknown ones; the unknown and duplicate fields found become warnings,
+// or a *StrictError under FieldStrict. Custom resources are kept as sent
+// (numbers stay int64 where they are integers).
+func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, warnings []string, err error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil, nil, fmt.Errorf("%w: body must be a JSON object", ErrDecode)
+	}
+	var strict []error
+	if !r.Typed {
+		strict, err = sigsjson.UnmarshalStrict(body, &obj, sigsjson.DisallowDuplicateFields)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+		}
+	} else {
+		typed, err := Scheme().New(r.GroupVersionKind())
+		if err != nil {
+			return nil, nil, fmt.Errorf("registry: %s has no Go type: %w", r.GroupVersionKind(), err)
+		}
+		strict, err = sigsjson.UnmarshalStrict(body, typed, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+		}
+		obj, err = runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+		}
+	}
+	if len(strict) > 0 && fv != FieldIgnore {
+		problems := make([]string, len(strict))
+		for i, e := range strict {
+			problems[i] = e.Error()
+		}
+		if fv == FieldStrict {
+			return nil, nil, &StrictError{Problems: problems}
+		}
+		warnings = problems
+	}
+	return obj, warnings, nil
+}
+
+// TypedGVK reports whether gvk is one of the typed built-in kinds.
+func TypedGVK(gvk schema.GroupVersionKind) bool {
+	return Scheme().Recognizes(gvk)
+}

@@ -1,0 +1,73 @@
+package registry
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/fields"
+)
+
+// FieldSet returns the values a field selector can match on: metadata.name,
+// metadata.namespace for namespaced kinds, and the SelectableFields. An
+// entry "name=path" selects under name the value found at path.
+func (r *Resource) FieldSet(obj map[string]any) fields.Set {
+	meta, _ := obj["metadata"].(map[string]any)
+	set := fields.Set{"metadata.name": str(meta["name"])}
+	if r.Namespaced {
+		set["metadata.namespace"] = str(meta["namespace"])
+	}
+	for _, f := range r.SelectableFields {
+		name, path, ok := strings.Cut(f, "=")
+		if !ok {
+			path = name
+		}
+		v, _ := Lookup(obj, path)
+		set[name] = str(v)
+	}
+	return set
+}
+
+// HasField reports whether name can be used in a field selector.
+func (r *Resource) HasField(name string) bool {
+	switch name {
+	case "metadata.name":
+		return true
+	case "metadata.namespace":
+		return r.Namespaced
+	}
+	for _, f := range r.SelectableFields {
+		n, _, _ := strings.Cut(f, "=")
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup follows a dotted path (".spec.replicas" or "spec.replicas")
+// through maps.
+func Lookup(obj map[string]any, path string) (any, bool) {
+	path = strings.TrimPrefix(path, ".")
+	var cur any = obj
+	for p := range strings.SplitSeq(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func str(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}

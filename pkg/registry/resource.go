@@ -1,0 +1,146 @@
+package registry
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Resource is one group/version/resource as served over HTTP.
+type Resource struct {
+	Group, Version string
+	Kind, ListKind string
+	// Plural is the URL path segment; Singular is what kubectl accepts as
+	// an alias.
+	Plural, Singular string
+	ShortNames       []string
+	Categories       []string
+	Namespaced       bool
+	// StatusSubresource makes /status the only way to write .status and
+	// keeps status changes out of metadata.generation.
+	StatusSubresource bool
+	// SelectableFields are field selector paths beyond metadata.name and
+	// metadata.namespace, such as "involvedObject.name" for Events.
+	SelectableFields []string
+	// Columns are the table columns after Name; Age is always last unless
+	// a column is named Age.
+	Columns []Column
+	// Typed kinds have a Go type in the built-in scheme: request bodies
+	// are normalized through it and protobuf is served for them.
+	Typed bool
+	// NameIsLabel applies DNS-1123 label rules to names (Namespaces);
+	// otherwise names are DNS-1123 subdomains.
+	NameIsLabel bool
+	// Strategy holds the kind's own create and update rules; nil means
+	// none beyond the generic ones.
+	Strategy Strategy
+}
+
+// Column is one server-side table column. Path is a dotted JSON path into
+// the object (".spec.replicas"); Value, when set, computes the cell
+// instead, for columns a path cannot express (a count of keys).
+type Column struct {
+	Name        string
+	Type        string // integer, number, string, boolean, date
+	Format      string
+	Description string
+	Priority    int32
+	Path        string
+	Value       func(obj map[string]any) any
+}
+
+// GroupVersion is the resource's group and version.
+func (r *Resource) GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: r.Group, Version: r.Version}
+}
+
+// GroupVersionKind is the kind's full name.
+func (r *Resource) GroupVersionKind() schema.GroupVersionKind {
+	return r.GroupVersion().WithKind(r.Kind)
+}
+
+// GroupVersionResource names the resource as URLs do.
+func (r *Resource) GroupVersionResource() schema.GroupVersionResource {
+	return r.GroupVersion().WithResource(r.Plural)
+}
+
+// APIVersion is the value of an object's apiVersion field.
+func (r *Resource) APIVersion() string {
+	return r.GroupVersion().String()
+}
+
+// GroupResource names the resource independently of version; objects of
+// every served version share one set of keys.
+func (r *Resource) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: r.Group, Resource: r.Plural}
+}
+
+// ValidateName returns why name is not acceptable for this resource.
+func (r *Resource) ValidateName(name string) []string {
+	if r.NameIsLabel {
+		return validation.IsDNS1123Label(name)
+	}
+	return validation.IsDNS1123Subdomain(name)
+}
+
+// keyRoot is where every object lives in storage, so one storage watch
+// on it sees every change the server makes.
+const keyRoot = "/registry/"
+
+// KeyRoot is the storage prefix under which every object is kept.
+func KeyRoot() string { return keyRoot }
+
+// Prefix is the storage prefix of all objects of the resource.
+func (r *Resource) Prefix() string {
+	return PrefixFor(r.GroupResource())
+}
+
+// PrefixFor is the storage prefix of a group/resource.
+func PrefixFor(gr schema.GroupResource) string {
+	g := gr.Group
+	if g == "" {
+		// The core group has no name; "core" cannot clash with a custom
+		// group because those must contain a dot.
+		g = "core"
+	}
+	return keyRoot + g + "/" + gr.Resource + "/"
+}
+
+// NamespacePrefix is the storage prefix of the objects in one namespace;
+// for "" it is the whole resource.
+func (r *Resource) NamespacePrefix(namespace string) string {
+	if namespace == "" || !r.Namespaced {
+		return r.Prefix()
+	}
+	return r.Prefix() + namespace + "/"
+}
+
+// Key is the storage key of one object.
+func (r *Resource) Key(namespace, name string) string {
+	if r.Namespaced {
+		return r.Prefix() + namespace + "/" + name
+	}
+	return r.Prefix() + name
+}
+
+// ParseKey splits a storage key into its group/resource and the rest
+// (namespace/name or name). ok is false for keys outside KeyRoot.
+func ParseKey(key string) (gr schema.GroupResource, rest string, ok bool) {
+	s, ok := strings.CutPrefix(key, keyRoot)
+	if !ok {
+		return gr, "", false
+	}
+	group, s, ok := strings.Cut(s, "/")
+	if !ok {
+		return gr, "", false
+	}
+	res, rest, ok := strings.Cut(s, "/")
+	if !ok {
+		return gr, "", false
+	}
+	if group == "core" {
+		group = ""
+	}
+	return schema.GroupResource{Group: group, Resource: res}, rest, true
+}
