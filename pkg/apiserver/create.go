@@ -154,4 +154,3 @@ func setWarnings(w http.ResponseWriter, warnings []string) {
 		w.Header().Add("Warning", `299 - "`+strings.ReplaceAll(msg, `"`, `\"`)+`"`)
 	}
 }
-

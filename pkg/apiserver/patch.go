@@ -4,9 +4,9 @@ import (
 	"mime"
 	"net/http"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
@@ -435,4 +434,3 @@ func (ws *watchStream) flush() {
 		}
 	}
 }
-

@@ -125,4 +125,3 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 	}
 	return s, stop, nil
 }
-
