@@ -64,11 +64,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	if req != nil {
 		labels = req.metricLabels(r)
 	}
-	defer func() {
-		if req == nil || req.verb != "watch" {
-			s.metrics.ObserveRequest(labels, rw.code, time.Since(start))
-		}
-	}()
+	// Watches are observed when they end, over the whole stream, as
+	// kube-apiserver does.
+	defer func() { s.metrics.ObserveRequest(labels, rw.code, time.Since(start)) }()
 	if err != nil {
 		writeStatus(rw, toStatus(err, schema.GroupResource{}, ""))
 		return
@@ -77,7 +75,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	done := s.metrics.Inflight(mutating)
 	defer done()
 	if req.verb == "watch" {
-		s.metrics.ObserveRequest(labels, http.StatusOK, 0)
 		end := s.metrics.LongRunning(labels)
 		defer end()
 	}

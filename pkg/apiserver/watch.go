@@ -358,7 +358,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		return
 	}
 	ws.buf.Write(frame)
-	ws.s.metrics.WatchEvent(ws.res.Group, ws.res.Version, ws.res.Kind, len(frame))
+	ws.s.metrics.WatchEvent(ws.res.Group, ws.res.Version, ws.res.Plural, len(frame))
 }
 
 func jsonFrame(typ string, obj []byte) []byte {

@@ -93,10 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := h.snapshot()
 	if err != nil {
-		writeStatus(w, &metav1.Status{
-			Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
-			Reason: metav1.StatusReasonInternalError, Message: err.Error(),
-		})
+		internalError(w, err)
 		return
 	}
 	accept := strings.Join(r.Header.Values("Accept"), ",")
@@ -113,10 +110,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case f == formatLegacy && rt == routeAPI:
 			body, err := s.apiVersionsBody(r.Host)
 			if err != nil {
-				writeStatus(w, &metav1.Status{
-					Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
-					Reason: metav1.StatusReasonInternalError, Message: err.Error(),
-				})
+				internalError(w, err)
 				return
 			}
 			writeRaw(w, http.StatusOK, contentTypeJSON, body)
@@ -202,8 +196,13 @@ func writeRaw(w http.ResponseWriter, code int, contentType string, body []byte) 
 	_, _ = w.Write(body)
 }
 
-func writeStatus(w http.ResponseWriter, s *metav1.Status) {
-	writeRaw(w, int(s.Code), contentTypeJSON, mustEncodeStatus(s))
+func internalError(w http.ResponseWriter, err error) {
+	writeRaw(w, http.StatusInternalServerError, contentTypeJSON, mustEncodeStatus(&metav1.Status{
+		Status:  metav1.StatusFailure,
+		Message: err.Error(),
+		Reason:  metav1.StatusReasonInternalError,
+		Code:    http.StatusInternalServerError,
+	}))
 }
 
 func mustEncodeStatus(s *metav1.Status) []byte {
