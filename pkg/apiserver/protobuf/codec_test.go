@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -500,5 +501,38 @@ func TestSupports(t *testing.T) {
 	}
 	if Default() != c {
 		t.Error("Default() built twice")
+	}
+}
+
+// A Codec is shared by every request; run its methods at once under -race.
+func TestConcurrentUse(t *testing.T) {
+	c := Default()
+	items := [][]byte{configMapJSON("a", "1", 2), configMapJSON("b", "2", 2)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				obj, err := c.EncodeObject(configMapGVK, items[0])
+				if err == nil {
+					_, err = c.WatchFrame("ADDED", obj)
+				}
+				if err == nil {
+					_, _, err = c.DecodeToJSON(obj)
+				}
+				if err == nil {
+					_, err = c.EncodeList(configMapListGVK, metav1.ListMeta{ResourceVersion: "2"}, items)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
