@@ -150,8 +150,8 @@ func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv st
 			u.SetDeletionTimestamp(&now)
 			zero := int64(0)
 			u.SetDeletionGracePeriodSeconds(&zero)
-			val, err := storedBytes(u)
-			if err != nil {
+			var val []byte
+			if val, err = storedBytes(u); err != nil {
 				return deleted{}, errInternal(err)
 			}
 			out.obj = u

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -273,5 +272,3 @@ func (w *statusRecorder) Flush() {
 		f.Flush()
 	}
 }
-
-var errBodyTooLarge = errors.New("body too large")

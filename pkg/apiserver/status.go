@@ -68,11 +68,6 @@ func errBadRequest(format string, args ...any) *StatusError {
 	return newStatus(http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(format, args...))
 }
 
-func errForbidden(gr schema.GroupResource, name, why string) *StatusError {
-	return withDetails(newStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
-		fmt.Sprintf("%s %q is forbidden: %s", gr.String(), name, why)), gr, name)
-}
-
 func errExpired(msg string) *StatusError {
 	return newStatus(http.StatusGone, metav1.StatusReasonExpired, msg)
 }
