@@ -42,7 +42,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if r.URL.Path != "/livez" {
 		select {
-		case <-s.cache.Ready():
+		case <-s.ready:
 		default:
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write([]byte("[-]watch-cache failed: not ready\nhealthz check failed\n"))

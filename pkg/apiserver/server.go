@@ -61,6 +61,7 @@ type Server struct {
 	handler   http.Handler
 
 	crdWake chan struct{}
+	ready   chan struct{}
 
 	startOnce sync.Once
 }
@@ -90,6 +91,7 @@ func New(cfg Config) (*Server, error) {
 		discovery: discovery.New(cfg.Registry),
 		metrics:   metrics.New(),
 		crdWake:   make(chan struct{}, 1),
+		ready:     make(chan struct{}),
 	}
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
@@ -107,8 +109,9 @@ func New(cfg Config) (*Server, error) {
 // http.Server. Start must be running for it to answer API requests.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Ready is closed once the server can answer consistently.
-func (s *Server) Ready() <-chan struct{} { return s.cache.Ready() }
+// Ready is closed once the server can answer consistently and the system
+// namespaces exist.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Start runs the watch cache and the server's own control loops until ctx
 // ends. It serves no port; see Run.
@@ -126,9 +129,25 @@ func (s *Server) Start(ctx context.Context) error {
 	wg.Go(func() {
 		select {
 		case <-s.cache.Ready():
-			s.runCRDCleanup(ctx)
 		case <-ctx.Done():
+			errc <- nil
+			return
 		}
+		if err := s.bootstrap(ctx); err != nil {
+			if ctx.Err() != nil {
+				err = nil
+			}
+			errc <- err
+			return
+		}
+		// Wait until the cache holds what bootstrap wrote, so the first
+		// list after Ready sees it.
+		if err := s.cache.WaitFresh(ctx); err != nil {
+			errc <- nil
+			return
+		}
+		close(s.ready)
+		s.runCRDCleanup(ctx)
 		errc <- nil
 	})
 	var err error
