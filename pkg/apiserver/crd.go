@@ -3,8 +3,10 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -54,7 +56,10 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		return
 	}
 	if u.GetDeletionTimestamp() != nil {
+		s.terminating.Store(name, true)
 		s.wakeCRDCleanup()
+	} else {
+		s.terminating.Delete(name)
 	}
 	resources, err := registry.FromCRD(u.Object)
 	if err != nil || len(resources) == 0 {
@@ -87,6 +92,7 @@ func storageVersion(u *unstructured.Unstructured, resources []*registry.Resource
 }
 
 func (s *Server) unserveCRD(name string) {
+	s.terminating.Delete(name)
 	var gr schema.GroupResource
 	for _, r := range s.reg.Resources() {
 		if owner, _ := s.reg.Owner(r.GroupResource()); owner == name {
@@ -208,4 +214,18 @@ func (s *Server) serveStoredCRDs() {
 	for _, o := range c.List(watchcache.ListOptions{}).Items {
 		s.onCacheEvent(crdGR, &watchcache.Event{Type: storage.Added, Revision: o.Revision, Object: o})
 	}
+}
+
+// refuseIfTerminating refuses new custom objects while their CRD is being
+// deleted, as kube-apiserver does, so cleanup can finish.
+func (s *Server) refuseIfTerminating(gr schema.GroupResource) error {
+	owner, ok := s.reg.Owner(gr)
+	if !ok || owner == "" {
+		return nil
+	}
+	if _, t := s.terminating.Load(owner); t {
+		return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"create not allowed while custom resource definition is terminating")
+	}
+	return nil
 }

@@ -26,6 +26,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 	ctx := r.Context()
 	res := req.res
 	gr := res.GroupResource()
+	if err := s.refuseIfTerminating(gr); err != nil {
+		return err
+	}
 	if res.Namespaced {
 		switch ns := u.GetNamespace(); {
 		case ns == "":

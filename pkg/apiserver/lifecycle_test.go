@@ -201,9 +201,23 @@ func TestCRDLifecycle(t *testing.T) {
 	if r.code != 422 {
 		t.Errorf("CRD with a wrong name: got %d, want 422: %s", r.code, r.body)
 	}
-	// Deleting the CRD deletes its objects, then the CRD.
+	// Deleting the CRD deletes its objects, then the CRD; an object with a
+	// finalizer holds it, and no new objects are accepted meanwhile.
+	const widgets = "/apis/example.com/v1/namespaces/demo/widgets"
+	c.must(201, "POST", widgets, `{"metadata":{"name":"held","finalizers":["example.com/hold"]}}`)
 	c.must(200, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", nil)
 	deadline := time.Now().Add(10 * time.Second)
+	for meta(c.must(200, "GET", widgets+"/held", nil))["deletionTimestamp"] == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the held widget was not marked deleted within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := c.do("POST", widgets, `{"metadata":{"name":"late"}}`); r.code != 405 {
+		t.Errorf("create while the CRD terminates: got %d, want 405: %s", r.code, r.body)
+	}
+	c.must(200, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", nil)
+	c.must(200, "PATCH", widgets+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	for c.do("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", nil).code != 404 {
 		if time.Now().After(deadline) {
 			t.Fatal("CRD not deleted within 10s")

@@ -60,8 +60,9 @@ type Server struct {
 	now       func() time.Time
 	handler   http.Handler
 
-	crdWake chan struct{}
-	ready   chan struct{}
+	crdWake     chan struct{}
+	terminating sync.Map // names of CRDs being deleted
+	ready       chan struct{}
 
 	startOnce sync.Once
 }
