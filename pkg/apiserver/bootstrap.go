@@ -31,7 +31,7 @@ func (s *Server) bootstrap(ctx context.Context) error {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 		u.SetName(name)
 		now := s.now()
-		prepareCreateMeta(u, now)
+		prepareCreateMeta(u, now, res.TracksGeneration)
 		if res.Strategy != nil {
 			if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
 				return fmt.Errorf("apiserver: bootstrap namespace %s: %v", name, errs.ToAggregate())

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -42,6 +43,9 @@ func (s *Server) afterWrite(ctx context.Context, req *request, rev int64) error 
 // revision order, before the revision is published. CRDs become served
 // resources here.
 func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
+	if gr == namespaceGR && ev.Type != storage.Deleted && bytes.Contains(ev.Object.JSON, []byte(`"deletionTimestamp"`)) {
+		s.wakeCleanup()
+	}
 	if gr != crdGR {
 		return
 	}
@@ -57,7 +61,7 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 	}
 	if u.GetDeletionTimestamp() != nil {
 		s.terminating.Store(name, true)
-		s.wakeCRDCleanup()
+		s.wakeCleanup()
 	} else {
 		s.terminating.Delete(name)
 	}
@@ -106,32 +110,38 @@ func (s *Server) unserveCRD(name string) {
 	}
 }
 
-func (s *Server) wakeCRDCleanup() {
+func (s *Server) wakeCleanup() {
 	select {
-	case s.crdWake <- struct{}{}:
+	case s.cleanupWake <- struct{}{}:
 	default:
 	}
 }
 
-// runCRDCleanup deletes the objects of CRDs being deleted, then releases
-// the CRDs' cleanup finalizer. Objects with finalizers of their own are
-// marked deleted and waited for, as kube-apiserver does.
-func (s *Server) runCRDCleanup(ctx context.Context) {
-	s.wakeCRDCleanup()
+// runCleanup finishes deletions the server owns: the objects of CRDs and
+// of namespaces being deleted are deleted, then the CRD's cleanup
+// finalizer or the namespace's spec finalizer is released. Objects with
+// finalizers of their own are marked deleted and waited for, as
+// kube-apiserver's controllers do.
+func (s *Server) runCleanup(ctx context.Context) {
+	s.wakeCleanup()
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.crdWake:
+		case <-s.cleanupWake:
 		case <-retry.C:
 		}
-		pending, err := s.cleanupCRDs(ctx)
+		crdsPending, err := s.cleanupCRDs(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("custom resource cleanup failed", "err", err)
 		}
-		if pending || err != nil {
+		nsPending, nsErr := s.cleanupNamespaces(ctx)
+		if nsErr != nil && ctx.Err() == nil {
+			s.log.Warn("namespace cleanup failed", "err", nsErr)
+		}
+		if crdsPending || nsPending || err != nil || nsErr != nil {
 			retry.Reset(time.Second)
 		}
 	}

@@ -40,7 +40,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 		u.SetNamespace("")
 	}
 	now := s.now()
-	prepareCreateMeta(u, now)
+	prepareCreateMeta(u, now, res.TracksGeneration)
 	if res.StatusSubresource {
 		delete(u.Object, "status")
 	}
@@ -98,7 +98,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 }
 
 // prepareCreateMeta sets what the server owns in a new object's metadata.
-func prepareCreateMeta(u *unstructured.Unstructured, now interface{ Unix() int64 }) {
+func prepareCreateMeta(u *unstructured.Unstructured, now interface{ Unix() int64 }, generation bool) {
 	meta, _ := u.Object["metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
@@ -109,7 +109,11 @@ func prepareCreateMeta(u *unstructured.Unstructured, now interface{ Unix() int64
 	}
 	meta["uid"] = string(uuid.NewUUID())
 	meta["creationTimestamp"] = metav1.Unix(now.Unix(), 0).UTC().Format("2006-01-02T15:04:05Z")
-	meta["generation"] = int64(1)
+	if generation {
+		meta["generation"] = int64(1)
+	} else {
+		delete(meta, "generation")
+	}
 }
 
 // checkNamespace refuses a create in a namespace that does not exist

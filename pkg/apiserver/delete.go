@@ -142,9 +142,12 @@ func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv st
 			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.resourceVersion, u.GetResourceVersion()))
 		}
 		var out deleted
-		if len(u.GetFinalizers()) > 0 {
+		if held(res, u) {
 			if u.GetDeletionTimestamp() != nil || opts.dryRun {
 				return deleted{obj: u, rev: kv.Revision}, nil
+			}
+			if ds, ok := res.Strategy.(registry.DeleteStrategy); ok {
+				ds.PrepareForDelete(u.Object)
 			}
 			now := metav1.NewTime(s.now())
 			u.SetDeletionTimestamp(&now)

@@ -162,7 +162,17 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if req.namespace != "" && !res.Namespaced {
 		return nil, errPathNotFound()
 	}
-	if req.subresource != "" && (req.subresource != "status" || !res.StatusSubresource) {
+	switch req.subresource {
+	case "":
+	case "status":
+		if !res.StatusSubresource {
+			return nil, errPathNotFound()
+		}
+	case "finalize":
+		if res.GroupResource() != namespaceGR {
+			return nil, errPathNotFound()
+		}
+	default:
 		return nil, errPathNotFound()
 	}
 	if req.name != "" && res.Namespaced && req.namespace == "" {
@@ -189,7 +199,8 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	default:
 		return req, errMethodNotAllowed(r.Method)
 	}
-	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" {
+	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
+		req.subresource == "finalize" && req.verb != "update" {
 		return req, errMethodNotAllowed(r.Method)
 	}
 	if err := checkQuery(req.verb, req.query); err != nil {

@@ -60,7 +60,7 @@ type Server struct {
 	now       func() time.Time
 	handler   http.Handler
 
-	crdWake     chan struct{}
+	cleanupWake chan struct{}
 	terminating sync.Map // names of CRDs being deleted
 	ready       chan struct{}
 
@@ -91,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
 		discovery: discovery.New(cfg.Registry),
 		metrics:   metrics.New(),
-		crdWake:   make(chan struct{}, 1),
+		cleanupWake: make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 	}
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
@@ -148,7 +148,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return
 		}
 		close(s.ready)
-		s.runCRDCleanup(ctx)
+		s.runCleanup(ctx)
 		errc <- nil
 	})
 	var err error

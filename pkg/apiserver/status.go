@@ -163,6 +163,7 @@ func toStatus(err error, gr schema.GroupResource, name string) *StatusError {
 
 func errUnprocessable(res *registry.Resource, name string, err error) *StatusError {
 	e := newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the patch cannot be applied: "+err.Error())
-	e.Status.Details = &metav1.StatusDetails{Name: name, Group: res.Group, Kind: res.Kind}
+	e.Status.Details = &metav1.StatusDetails{Name: name, Group: res.Group, Kind: res.Kind,
+		Causes: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Message: err.Error()}}}
 	return e
 }

@@ -91,7 +91,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			return s.writeObject(w, r, res, http.StatusOK, b)
 		}
 		var rev int64
-		if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 {
+		if next.GetDeletionTimestamp() != nil && !held(res, next) {
 			// The last finalizer is gone: the object's deletion completes.
 			_, rev, err = s.store.Delete(ctx, key, kv.Revision)
 		} else {
@@ -124,14 +124,24 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 // started, and generation counts changes outside metadata (and status).
 func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var next *unstructured.Unstructured
-	if subresource == "status" {
+	switch subresource {
+	case "status":
 		next = old.DeepCopy()
 		if st, ok := u.Object["status"]; ok {
 			next.Object["status"] = st
 		} else {
 			delete(next.Object, "status")
 		}
-	} else {
+	case "finalize":
+		// Namespaces only: the one way to change spec.finalizers.
+		next = old.DeepCopy()
+		fins, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "finalizers")
+		if found {
+			_ = unstructured.SetNestedField(next.Object, runtime.DeepCopyJSONValue(fins), "spec", "finalizers")
+		} else {
+			unstructured.RemoveNestedField(next.Object, "spec", "finalizers")
+		}
+	default:
 		next = u
 		if res.StatusSubresource {
 			if st, ok := old.Object["status"]; ok {
@@ -165,9 +175,15 @@ func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, ol
 			return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
 		}
 	}
-	next.SetGeneration(old.GetGeneration())
-	if specChanged(res, next, old) {
-		next.SetGeneration(old.GetGeneration() + 1)
+	if res.TracksGeneration {
+		next.SetGeneration(old.GetGeneration())
+		if specChanged(res, next, old) {
+			next.SetGeneration(old.GetGeneration() + 1)
+		}
+	} else if g, ok := oldMeta["generation"]; ok {
+		meta["generation"] = g
+	} else {
+		delete(meta, "generation")
 	}
 	errs := validateMeta(next, res)
 	errs = append(errs, apivalidation.ValidateObjectMetaAccessorUpdate(next, old, field.NewPath("metadata"))...)
@@ -234,7 +250,7 @@ func (s *Server) mutate(ctx context.Context, res *registry.Resource, namespace, 
 		if err := fn(u); err != nil {
 			return err
 		}
-		if u.GetDeletionTimestamp() != nil && len(u.GetFinalizers()) == 0 {
+		if u.GetDeletionTimestamp() != nil && !held(res, u) {
 			_, _, err = s.store.Delete(ctx, key, kv.Revision)
 		} else {
 			var val []byte
@@ -248,4 +264,15 @@ func (s *Server) mutate(ctx context.Context, res *registry.Resource, namespace, 
 		}
 		return err
 	}
+}
+
+// held reports whether an object must stay while its deletion is under
+// way: it has finalizers, or its kind holds it for more (a namespace's
+// spec finalizers).
+func held(res *registry.Resource, u *unstructured.Unstructured) bool {
+	if len(u.GetFinalizers()) > 0 {
+		return true
+	}
+	ds, ok := res.Strategy.(registry.DeleteStrategy)
+	return ok && ds.HoldsDeletion(u.Object)
 }

@@ -76,7 +76,7 @@ func Builtin() []*Resource {
 			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
 			Plural: "customresourcedefinitions", Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"},
 			Categories:        []string{"api-extensions"},
-			StatusSubresource: true, Typed: true,
+			StatusSubresource: true, Typed: true, TracksGeneration: true,
 			Columns:  []Column{{Name: "Created At", Type: "date", Path: ".metadata.creationTimestamp"}},
 			Strategy: crdStrategy{},
 		},

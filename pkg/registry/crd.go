@@ -41,6 +41,7 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 			Kind: n.Kind, ListKind: listKind, Plural: n.Plural, Singular: singular,
 			ShortNames: n.ShortNames, Categories: n.Categories,
 			Namespaced:        crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			TracksGeneration:  true,
 			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
 		}
 		for _, c := range v.AdditionalPrinterColumns {

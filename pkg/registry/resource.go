@@ -20,6 +20,10 @@ type Resource struct {
 	// StatusSubresource makes /status the only way to write .status and
 	// keeps status changes out of metadata.generation.
 	StatusSubresource bool
+	// TracksGeneration sets metadata.generation to 1 on create and bumps
+	// it on changes outside metadata (and status). Custom resources and
+	// CRDs track it; most built-in kinds, as in Kubernetes, do not.
+	TracksGeneration bool
 	// SelectableFields are field selector paths beyond metadata.name and
 	// metadata.namespace, such as "involvedObject.name" for Events.
 	SelectableFields []string

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,15 +16,55 @@ type Strategy interface {
 	PrepareForUpdate(now time.Time, obj, old map[string]any) field.ErrorList
 }
 
+// DeleteStrategy is implemented by kinds whose deletion waits for more
+// than metadata.finalizers.
+type DeleteStrategy interface {
+	// HoldsDeletion reports whether obj must stay once its deletion has
+	// started, beyond its metadata.finalizers.
+	HoldsDeletion(obj map[string]any) bool
+	// PrepareForDelete adjusts an object whose deletion starts and is held.
+	PrepareForDelete(obj map[string]any)
+}
+
+// NamespaceFinalizer is the spec finalizer that holds a namespace until
+// its contents are deleted.
+const NamespaceFinalizer = "kubernetes"
+
+// namespaceStrategy gives every namespace the "kubernetes" spec
+// finalizer: deleting a namespace makes it Terminating, its contents are
+// deleted, and only the finalize subresource releases it.
 type namespaceStrategy struct{}
 
 func (namespaceStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
 	obj["status"] = map[string]any{"phase": "Active"}
+	spec := nestedMap(obj, true, "spec")
+	fins, _ := spec["finalizers"].([]any)
+	if !slices.Contains(fins, any(NamespaceFinalizer)) {
+		spec["finalizers"] = append(fins, NamespaceFinalizer)
+	}
 	return nil
 }
 
-func (namespaceStrategy) PrepareForUpdate(time.Time, map[string]any, map[string]any) field.ErrorList {
+// PrepareForUpdate keeps spec.finalizers: only the finalize subresource
+// changes them.
+func (namespaceStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
+	oldSpec := nestedMap(old, false, "spec")
+	spec := nestedMap(obj, true, "spec")
+	if f, ok := oldSpec["finalizers"]; ok {
+		spec["finalizers"] = f
+	} else {
+		delete(spec, "finalizers")
+	}
 	return nil
+}
+
+func (namespaceStrategy) HoldsDeletion(obj map[string]any) bool {
+	fins, _ := nestedMap(obj, false, "spec")["finalizers"].([]any)
+	return len(fins) > 0
+}
+
+func (namespaceStrategy) PrepareForDelete(obj map[string]any) {
+	nestedMap(obj, true, "status")["phase"] = "Terminating"
 }
 
 type secretStrategy struct{}
