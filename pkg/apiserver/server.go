@@ -89,10 +89,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
-		discovery: discovery.New(cfg.Registry),
-		metrics:   metrics.New(),
+		discovery:   discovery.New(cfg.Registry),
+		metrics:     metrics.New(),
 		cleanupWake: make(chan struct{}, 1),
-		ready:     make(chan struct{}),
+		ready:       make(chan struct{}),
 	}
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
