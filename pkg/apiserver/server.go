@@ -41,6 +41,9 @@ type Config struct {
 	Version version.Info
 	// StorageSize reports the database size for metrics; may be nil.
 	StorageSize func() (int64, error)
+	// ShutdownTimeout is how long Run waits for requests in flight when
+	// it stops, before closing connections; 0 means five seconds.
+	ShutdownTimeout time.Duration
 }
 
 // Authenticator decides whether a request carries valid credentials.
@@ -83,6 +86,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BookmarkInterval == 0 {
 		cfg.BookmarkInterval = time.Minute
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 5 * time.Second
 	}
 	if cfg.Version.Major == "" {
 		cfg.Version = defaultVersion()
@@ -165,7 +171,7 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // Run serves HTTPS on ln until ctx ends, then shuts down gracefully: open
-// watches end and in-flight requests get up to five seconds.
+// watches end and in-flight requests get up to Config.ShutdownTimeout.
 func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -191,9 +197,13 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		}
 	}
 	cancel()
-	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer stop()
-	if e := hs.Shutdown(shutdownCtx); e != nil && err == nil && !errors.Is(e, context.DeadlineExceeded) {
+	if e := hs.Shutdown(shutdownCtx); errors.Is(e, context.DeadlineExceeded) {
+		// HTTP/2 clients get a second to leave after GOAWAY; past the
+		// timeout the connections are closed instead.
+		_ = hs.Close()
+	} else if e != nil && err == nil {
 		err = fmt.Errorf("apiserver: shutdown: %w", e)
 	}
 	wg.Wait()

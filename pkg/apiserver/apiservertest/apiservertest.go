@@ -82,6 +82,9 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 		Storage:       store,
 		Authenticator: credentials.NewAuthenticator(creds.AdminToken),
 		Logger:        logger,
+		// Tests stop servers constantly; idle HTTP/2 clients would each
+		// hold a stop for a second.
+		ShutdownTimeout: 50 * time.Millisecond,
 	}
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
