@@ -79,6 +79,11 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 		if body, err = partialObject(obj); err != nil {
 			return errInternal(err)
 		}
+	case fmtPartialProto:
+		contentType = protobuf.ContentType
+		if body, err = protobuf.Default().EncodeObject(partialGVK, obj); err != nil {
+			return errInternal(err)
+		}
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(code)
@@ -128,13 +133,17 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 		}
 		bw.WriteString("]}\n")
 		return bw.Flush()
-	case fmtProtobuf:
+	case fmtProtobuf, fmtPartialProto:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
 			raw[i] = o.JSON
 		}
 		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
-		body, err := protobuf.Default().EncodeList(res.GroupVersion().WithKind(res.ListKind), lm, raw)
+		listGVK := res.GroupVersion().WithKind(res.ListKind)
+		if f == fmtPartialProto {
+			listGVK = partialListGVK
+		}
+		body, err := protobuf.Default().EncodeList(listGVK, lm, raw)
 		if err != nil {
 			return errInternal(err)
 		}

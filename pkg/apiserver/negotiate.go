@@ -4,6 +4,8 @@ import (
 	"mime"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
@@ -16,7 +18,8 @@ const (
 	fmtYAML
 	fmtProtobuf
 	fmtTable
-	fmtPartial // PartialObjectMetadata(List)
+	fmtPartial      // PartialObjectMetadata(List) in JSON
+	fmtPartialProto // the same in protobuf
 )
 
 // target is what a response carries.
@@ -33,7 +36,14 @@ var offered = []string{
 	"application/json;as=Table;v=v1;g=meta.k8s.io",
 	"application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
 	"application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
+	protobuf.ContentType + ";as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+	protobuf.ContentType + ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
 }
+
+var (
+	partialGVK     = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata")
+	partialListGVK = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadataList")
+)
 
 // negotiate picks the first media type in Accept the server can produce
 // for res, in the client's order. An empty Accept means JSON.
@@ -66,8 +76,13 @@ func negotiate(accept string, res *registry.Resource, t target) (format, error) 
 				return fmtYAML, nil
 			}
 		case protobuf.ContentType:
-			if as == "" && res != nil && res.Typed && protobuf.Default().Supports(res.GroupVersionKind()) {
+			switch {
+			case as == "" && res != nil && res.Typed && protobuf.Default().Supports(res.GroupVersionKind()):
 				return fmtProtobuf, nil
+			case params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
+				(as == "PartialObjectMetadata" && t != targetList || as == "PartialObjectMetadataList" && t == targetList):
+				// Metadata is protobuf for every kind, custom ones too.
+				return fmtPartialProto, nil
 			}
 		}
 	}

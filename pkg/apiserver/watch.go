@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
@@ -226,7 +228,7 @@ type watchStream struct {
 
 func (ws *watchStream) start() {
 	ct := "application/json"
-	if ws.f == fmtProtobuf {
+	if ws.f == fmtProtobuf || ws.f == fmtPartialProto {
 		ct = protobuf.StreamContentType
 	}
 	h := ws.w.Header()
@@ -324,13 +326,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 			frame, err = build()
 		}
 	case fmtProtobuf:
-		build := func() ([]byte, error) {
-			pb, err := protobuf.Default().EncodeObject(ws.res.GroupVersionKind(), obj)
-			if err != nil {
-				return nil, err
-			}
-			return protobuf.Default().WatchFrame(typ, pb)
-		}
+		build := func() ([]byte, error) { return protoFrame(ws.res.GroupVersionKind(), typ, obj) }
 		if shared && slot < 3 {
 			frame, err = ev.Memo(slot+4, build)
 		} else {
@@ -352,6 +348,8 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 			break
 		}
 		frame = jsonFrame(typ, p)
+	case fmtPartialProto:
+		frame, err = protoFrame(partialGVK, typ, obj)
 	}
 	if err != nil {
 		ws.err = err
@@ -381,17 +379,17 @@ func (ws *watchStream) sendBookmark(rev int64, end bool) {
 	}
 	b, _ := json.Marshal(map[string]any{"kind": ws.res.Kind, "apiVersion": ws.res.APIVersion(), "metadata": meta})
 	switch ws.f {
-	case fmtProtobuf:
-		pb, err := protobuf.Default().EncodeObject(ws.res.GroupVersionKind(), b)
-		if err == nil {
-			var frame []byte
-			if frame, err = protobuf.Default().WatchFrame("BOOKMARK", pb); err == nil {
-				ws.buf.Write(frame)
-			}
+	case fmtProtobuf, fmtPartialProto:
+		gvk := ws.res.GroupVersionKind()
+		if ws.f == fmtPartialProto {
+			gvk = partialGVK
 		}
+		frame, err := protoFrame(gvk, "BOOKMARK", b)
 		if err != nil {
 			ws.err = err
+			return
 		}
+		ws.buf.Write(frame)
 	case fmtPartial:
 		p, _ := partialObject(b)
 		ws.buf.Write(jsonFrame("BOOKMARK", p))
@@ -404,7 +402,7 @@ func (ws *watchStream) sendBookmark(rev int64, end bool) {
 
 func (ws *watchStream) sendStatus(e *StatusError) {
 	b, _ := json.Marshal(&e.Status)
-	if ws.f == fmtProtobuf {
+	if ws.f == fmtProtobuf || ws.f == fmtPartialProto {
 		pb, err := protobuf.Default().EncodeStatus(&e.Status)
 		if err == nil {
 			var frame []byte
@@ -433,4 +431,13 @@ func (ws *watchStream) flush() {
 			ws.err = err
 		}
 	}
+}
+
+// protoFrame encodes an object as kind gvk in a protobuf watch frame.
+func protoFrame(gvk schema.GroupVersionKind, typ string, obj []byte) ([]byte, error) {
+	pb, err := protobuf.Default().EncodeObject(gvk, obj)
+	if err != nil {
+		return nil, err
+	}
+	return protobuf.Default().WatchFrame(typ, pb)
 }
