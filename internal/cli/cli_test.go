@@ -3,8 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestRun(t *testing.T) {
@@ -18,7 +22,7 @@ func TestRun(t *testing.T) {
 		{args: []string{"help"}, wantCode: 0, wantStdout: "Commands:"},
 		{args: []string{"version"}, wantCode: 0, wantStdout: "setpoint v"},
 		{args: []string{"version", "-x"}, wantCode: 2, wantStderr: "flag provided but not defined"},
-		{args: []string{"server"}, wantCode: 0, wantStdout: "setpoint v"},
+		{args: []string{"server", "--storage", "nope"}, wantCode: 2, wantStderr: "--storage must be bolt or memory"},
 		{args: []string{"server", "extra"}, wantCode: 2, wantStderr: "unexpected arguments"},
 		{args: []string{"nope"}, wantCode: 2, wantStderr: `unknown command "nope"`},
 	}
@@ -37,4 +41,57 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServer runs the server command in-process until it is ready, then
+// stops it the way a signal does, by cancelling its context.
+func TestServer(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"server", "--data-dir", dir, "--listen", "127.0.0.1:0"}, &stdout, stderr)
+	}()
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(stderr.String(), "setpoint API server ready") {
+		select {
+		case code := <-done:
+			t.Fatalf("server exited with %d before it was ready: %s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("server not ready within 20s: %s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for _, f := range []string{"kubeconfig", "setpoint.db", "pki/ca.crt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("data dir lacks %s: %v", f, err)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit code %d after a clean stop, want 0: %s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "level=ERROR") {
+		t.Errorf("error logged on a clean shutdown: %s", stderr.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

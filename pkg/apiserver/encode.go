@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"net/http"
@@ -133,17 +134,31 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 		}
 		bw.WriteString("]}\n")
 		return bw.Flush()
-	case fmtProtobuf, fmtPartialProto:
+	case fmtProtobuf:
+		// Items are the objects' kept protobuf messages, streamed: a
+		// protobuf LIST costs about what a JSON one does.
+		gvk := res.GroupVersionKind()
+		raw := make([][]byte, len(items))
+		for i, o := range items {
+			if raw[i], err = protoItem(gvk, o); err != nil {
+				return errInternal(err)
+			}
+		}
+		w.Header().Set("Content-Type", protobuf.ContentType)
+		w.WriteHeader(http.StatusOK)
+		bw := bufio.NewWriterSize(w, 32<<10)
+		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
+		if err := protobuf.Default().WriteList(bw, res.GroupVersion().WithKind(res.ListKind), lm, raw); err == nil {
+			_ = bw.Flush()
+		}
+		return nil
+	case fmtPartialProto:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
 			raw[i] = o.JSON
 		}
 		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
-		listGVK := res.GroupVersion().WithKind(res.ListKind)
-		if f == fmtPartialProto {
-			listGVK = partialListGVK
-		}
-		body, err := protobuf.Default().EncodeList(listGVK, lm, raw)
+		body, err := protobuf.Default().EncodeList(partialListGVK, lm, raw)
 		if err != nil {
 			return errInternal(err)
 		}

@@ -179,8 +179,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		Handler:           s.handler,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		// One client multiplexes all its watches over one connection;
+		// kube-apiserver allows 1000 streams per connection too.
+		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	var wg sync.WaitGroup
 	startErr := make(chan error, 1)

@@ -276,9 +276,9 @@ func (ws *watchStream) sendEvent(ev *watchcache.Event) {
 				ws.err = err
 				return
 			}
-			o := *ev.Prev
-			o.JSON, o.Revision = left, ev.Revision
-			ws.send("DELETED", &o, ev, memoSlot(storage.Deleted, true))
+			o := &watchcache.Object{Key: ev.Prev.Key, Namespace: ev.Prev.Namespace, Name: ev.Prev.Name,
+				Revision: ev.Revision, Labels: ev.Prev.Labels, Fields: ev.Prev.Fields, JSON: left}
+			ws.send("DELETED", o, ev, memoSlot(storage.Deleted, true))
 		}
 	}
 }
@@ -327,6 +327,9 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		}
 	case fmtProtobuf:
 		build := func() ([]byte, error) { return protoFrame(ws.res.GroupVersionKind(), typ, obj) }
+		if shared {
+			build = func() ([]byte, error) { return protoObjectFrame(ws.res.GroupVersionKind(), typ, o) }
+		}
 		if shared && slot < 3 {
 			frame, err = ev.Memo(slot+4, build)
 		} else {
@@ -440,4 +443,22 @@ func protoFrame(gvk schema.GroupVersionKind, typ string, obj []byte) ([]byte, er
 		return nil, err
 	}
 	return protobuf.Default().WatchFrame(typ, pb)
+}
+
+// protoObjectFrame is protoFrame for a cached object, reusing (or
+// keeping) its protobuf message.
+func protoObjectFrame(gvk schema.GroupVersionKind, typ string, o *watchcache.Object) ([]byte, error) {
+	item, err := protoItem(gvk, o)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := protobuf.Default().Envelope(gvk, item)
+	if err != nil {
+		return nil, err
+	}
+	return protobuf.Default().WatchFrame(typ, pb)
+}
+
+func protoItem(gvk schema.GroupVersionKind, o *watchcache.Object) ([]byte, error) {
+	return o.Protobuf(func(js []byte) ([]byte, error) { return protobuf.Default().EncodeItem(gvk, js) })
 }

@@ -2,6 +2,7 @@ package watchcache
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -20,6 +21,24 @@ type Object struct {
 	Fields   fields.Set
 	// JSON is the whole object with metadata.resourceVersion set.
 	JSON []byte
+
+	proto atomic.Pointer[[]byte]
+}
+
+// Protobuf returns the object's protobuf message, built from JSON by
+// build the first time it is asked for and kept with the object, so
+// protobuf LISTs and watches copy bytes instead of encoding again.
+// Concurrent first calls may both build; either result is kept.
+func (o *Object) Protobuf(build func(json []byte) ([]byte, error)) ([]byte, error) {
+	if p := o.proto.Load(); p != nil {
+		return *p, nil
+	}
+	b, err := build(o.JSON)
+	if err != nil {
+		return nil, err
+	}
+	o.proto.Store(&b)
+	return b, nil
 }
 
 // DecodeFunc builds the served Object for a stored value whose

@@ -30,7 +30,11 @@ type Store struct {
 	// cache added is listed at exactly the revision the Store is at.
 	mu     sync.Mutex
 	caches map[schema.GroupResource]*Cache
-	rev    atomic.Int64
+	// applied is the last revision applied to the caches, under mu. It
+	// runs ahead of rev (published after the OnEvent hook), and it is
+	// what a cache added now must be listed at.
+	applied int64
+	rev     atomic.Int64
 
 	progressMu sync.Mutex
 	progress   chan struct{} // closed when rev next advances
@@ -71,7 +75,7 @@ func (s *Store) Add(ctx context.Context, gr schema.GroupResource, decode DecodeF
 		return c, nil
 	}
 	c := newCache(s, registry.PrefixFor(gr), decode, s.limits)
-	if rev := s.rev.Load(); rev > 0 {
+	if rev := s.applied; rev > 0 {
 		items, err := s.list(ctx, c, rev)
 		if err != nil {
 			return nil, err
@@ -188,6 +192,7 @@ func (s *Store) relist(ctx context.Context) (int64, error) {
 		}
 		c.reset(items, rev)
 	}
+	s.applied = rev
 	s.advance(rev)
 	return rev, nil
 }
@@ -233,6 +238,7 @@ func (s *Store) run(ctx context.Context, rev int64) error {
 		if ok && c != nil {
 			applied = c.apply(ev)
 		}
+		s.applied = ev.Revision
 		s.mu.Unlock()
 		// The hook runs before the revision is published, so a writer
 		// waiting for its revision sees the hook's effects too.
