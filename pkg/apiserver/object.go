@@ -66,13 +66,9 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 		}
 		body = js
 	}
-	fv := registry.FieldValidation(req.query.Get("fieldValidation"))
-	switch fv {
-	case "":
-		fv = registry.FieldWarn
-	case registry.FieldIgnore, registry.FieldWarn, registry.FieldStrict:
-	default:
-		return nil, nil, errBadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
+	fv, err := parseFieldValidation(req)
+	if err != nil {
+		return nil, nil, err
 	}
 	obj, warnings, err := req.res.Decode(body, fv)
 	if err != nil {
@@ -169,4 +165,17 @@ func parseObject(b []byte) (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+// parseFieldValidation reads fieldValidation; kube-apiserver's default is
+// Warn.
+func parseFieldValidation(req *request) (registry.FieldValidation, error) {
+	fv := registry.FieldValidation(req.query.Get("fieldValidation"))
+	switch fv {
+	case "":
+		return registry.FieldWarn, nil
+	case registry.FieldIgnore, registry.FieldWarn, registry.FieldStrict:
+		return fv, nil
+	}
+	return "", errBadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
 }

@@ -55,13 +55,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 			return errBadRequest("the patch is not a JSON object: %v", err)
 		}
 	}
-	fv := registry.FieldValidation(req.query.Get("fieldValidation"))
-	switch fv {
-	case "":
-		fv = registry.FieldWarn
-	case registry.FieldIgnore, registry.FieldWarn, registry.FieldStrict:
-	default:
-		return errBadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
+	fv, err := parseFieldValidation(req)
+	if err != nil {
+		return err
 	}
 	dryRun, err := parseDryRun(req)
 	if err != nil {

@@ -226,6 +226,16 @@ func (c *Codec) DecodeToJSON(body []byte) (gvk schema.GroupVersionKind, out []by
 // so gvk may also be meta.k8s.io/v1 PartialObjectMetadata, for a
 // metadata-only answer from any object's JSON.
 func (c *Codec) EncodeObject(gvk schema.GroupVersionKind, objJSON []byte) ([]byte, error) {
+	obj, err := c.decodeStored(gvk, objJSON)
+	if err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return c.encode(obj)
+}
+
+// decodeStored decodes stored JSON into a new value of kind gvk.
+func (c *Codec) decodeStored(gvk schema.GroupVersionKind, objJSON []byte) (runtime.Object, error) {
 	info, err := c.kind(gvk)
 	if err != nil {
 		return nil, err
@@ -234,8 +244,7 @@ func (c *Codec) EncodeObject(gvk schema.GroupVersionKind, objJSON []byte) ([]byt
 	if err := utiljson.Unmarshal(objJSON, obj); err != nil {
 		return nil, fmt.Errorf("decoding stored %s: %w", gvk.Kind, err)
 	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return c.encode(obj)
+	return obj, nil
 }
 
 // EncodeList builds a typed list of kind listGVK (a list kind from the

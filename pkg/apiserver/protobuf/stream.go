@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // A server that keeps each object's protobuf message can answer a LIST
@@ -33,13 +32,9 @@ type marshaler interface{ Marshal() ([]byte, error) }
 // of kind gvk from its JSON: what a list carries as an item and what
 // Envelope wraps into a response body.
 func (c *Codec) EncodeItem(gvk schema.GroupVersionKind, objJSON []byte) ([]byte, error) {
-	info, err := c.kind(gvk)
+	obj, err := c.decodeStored(gvk, objJSON)
 	if err != nil {
 		return nil, err
-	}
-	obj := info.new()
-	if err := utiljson.Unmarshal(objJSON, obj); err != nil {
-		return nil, fmt.Errorf("decoding stored %s: %w", gvk.Kind, err)
 	}
 	m, ok := obj.(marshaler)
 	if !ok {
