@@ -5,9 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
@@ -98,7 +100,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 }
 
 // prepareCreateMeta sets what the server owns in a new object's metadata.
-func prepareCreateMeta(u *unstructured.Unstructured, now interface{ Unix() int64 }, generation bool) {
+func prepareCreateMeta(u *unstructured.Unstructured, now time.Time, generation bool) {
 	meta, _ := u.Object["metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
@@ -118,7 +120,7 @@ func prepareCreateMeta(u *unstructured.Unstructured, now interface{ Unix() int64
 
 // checkNamespace refuses a create in a namespace that does not exist
 // (404) or is being deleted (403 NamespaceTerminating).
-func (s *Server) checkNamespace(ctx context.Context, ns string, gr interface{ String() string }, name string) error {
+func (s *Server) checkNamespace(ctx context.Context, ns string, gr schema.GroupResource, name string) error {
 	nsRes, ok := s.namespaces()
 	if !ok {
 		return nil
