@@ -108,9 +108,11 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
+	// Cancel before waiting: the helpers below end with ctx, also when
+	// the server stops on an error.
 	defer wg.Wait()
+	defer cancel()
 	compactor := &storage.Compactor{Store: store, Retention: storage.DefaultRetention, Logger: logger}
 	wg.Go(func() {
 		if err := compactor.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -125,7 +127,8 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 		case <-ctx.Done():
 		}
 	})
-	return api.Run(ctx, ln, creds.TLSConfig())
+	err = api.Run(ctx, ln, creds.TLSConfig())
+	return err
 }
 
 // kubeconfigHost is the address clients should dial: a wildcard listen
