@@ -127,8 +127,7 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 		case <-ctx.Done():
 		}
 	})
-	err = api.Run(ctx, ln, creds.TLSConfig())
-	return err
+	return api.Run(ctx, ln, creds.TLSConfig())
 }
 
 // kubeconfigHost is the address clients should dial: a wildcard listen
