@@ -16,6 +16,9 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
+// deleteOptionsKind describes DeleteOptions bodies for content negotiation.
+var deleteOptionsKind = &registry.Resource{Version: "v1", Kind: "DeleteOptions", Typed: true}
+
 // deleteOptions are the parts of DeleteOptions the server acts on.
 type deleteOptions struct {
 	uid, resourceVersion *string
@@ -32,7 +35,7 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 		return opts, err
 	}
 	if len(body) > 0 {
-		bf, err := requestFormat(r.Header.Get("Content-Type"), &registry.Resource{Typed: true})
+		bf, err := requestFormat(r.Header.Get("Content-Type"), deleteOptionsKind)
 		if err != nil {
 			return opts, err
 		}

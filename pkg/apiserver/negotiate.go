@@ -101,7 +101,8 @@ const (
 // requestFormat reads Content-Type for create and update bodies.
 func requestFormat(contentType string, res *registry.Resource) (bodyFormat, error) {
 	accepted := []string{"application/json", "application/yaml"}
-	if res.Typed {
+	proto := res.Typed && protobuf.Default().Supports(res.GroupVersionKind())
+	if proto {
 		accepted = append(accepted, protobuf.ContentType)
 	}
 	if contentType == "" {
@@ -116,7 +117,7 @@ func requestFormat(contentType string, res *registry.Resource) (bodyFormat, erro
 		return bodyJSON, nil
 	case mt == "application/yaml":
 		return bodyYAML, nil
-	case mt == protobuf.ContentType && res.Typed:
+	case mt == protobuf.ContentType && proto:
 		return bodyProtobuf, nil
 	}
 	return 0, errUnsupportedMediaType(contentType, accepted)

@@ -37,6 +37,7 @@ func TestNegotiation(t *testing.T) {
 		{"protobuf only for a custom resource", widget, pb, 406, "application/json", "NotAcceptable"},
 		{"list kind in a single-object request", cm, "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io", 406, "application/json", "NotAcceptable"},
 		{"wildcard", cm, "*/*", 200, "application/json", `"kind":"ConfigMap"`},
+		{"CRDs in protobuf", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com", pb, 200, pb, "CustomResourceDefinition"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -56,6 +57,8 @@ var defaultAddToScheme = []func(*runtime.Scheme) error{
 	resourcev1.AddToScheme,
 	schedulingv1.AddToScheme,
 	storagev1.AddToScheme,
+	// Not in k8s.io/api, but served by every API server in protobuf too.
+	apiextensionsv1.AddToScheme,
 }
 
 var defaultCodec = sync.OnceValue(func() *Codec {
