@@ -360,7 +360,20 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 	}
 	ws.buf.Write(frame)
 	ws.s.metrics.WatchEvent(ws.res.Group, ws.res.Version, ws.res.Plural, len(frame))
+	if ws.buf.Len() >= flushBytes {
+		// A large initial state streams out as it is encoded rather than
+		// being held whole.
+		ws.flush()
+	}
 }
+
+// flushBytes is how much a watch stream buffers before writing; a buffer
+// grown past maxKeptBuffer by a burst is dropped after the write, so an
+// idle watch holds little.
+const (
+	flushBytes    = 32 << 10
+	maxKeptBuffer = 256 << 10
+)
 
 func jsonFrame(typ string, obj []byte) []byte {
 	b := make([]byte, 0, len(obj)+32)
@@ -427,7 +440,11 @@ func (ws *watchStream) flush() {
 		if _, err := ws.w.Write(ws.buf.Bytes()); err != nil {
 			ws.err = err
 		}
-		ws.buf.Reset()
+		if ws.buf.Cap() > maxKeptBuffer {
+			ws.buf = bytes.Buffer{}
+		} else {
+			ws.buf.Reset()
+		}
 	}
 	if ws.err == nil {
 		if err := ws.rc.Flush(); err != nil {

@@ -1,0 +1,192 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Source is what an informer lists and watches: a kind in a scope.
+type Source struct {
+	GVK schema.GroupVersionKind
+	// Namespace narrows to one namespace; "" is every namespace (and
+	// the only choice for cluster-scoped kinds).
+	Namespace string
+	// LabelSelector and FieldSelector narrow further; the reflector puts
+	// them on its requests.
+	LabelSelector, FieldSelector string
+	// MetadataOnly lists and watches PartialObjectMetadata.
+	MetadataOnly bool
+}
+
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(s.GVK.GroupVersion().String())
+	b.WriteString("/")
+	b.WriteString(s.GVK.Kind)
+	if s.MetadataOnly {
+		b.WriteString("(metadata)")
+	}
+	if s.Namespace != "" {
+		b.WriteString(" namespace=" + s.Namespace)
+	}
+	if s.LabelSelector != "" {
+		b.WriteString(" labels=" + s.LabelSelector)
+	}
+	if s.FieldSelector != "" {
+		b.WriteString(" fields=" + s.FieldSelector)
+	}
+	return b.String()
+}
+
+// NewListerWatcherFunc builds a ListerWatcher for a source's kind,
+// namespace and representation (full objects or metadata only). It is how
+// a Factory reaches a server without depending on any client.
+type NewListerWatcherFunc func(Source) (ListerWatcher, error)
+
+// FactoryOptions apply to every informer of a Factory.
+type FactoryOptions struct {
+	ResyncPeriod      time.Duration
+	KeepManagedFields bool
+	DisableWatchList  bool
+	CheckMutations    bool
+	OnMutation        func(error)
+	Registerer        prometheus.Registerer
+	Clock             Clock
+	Logger            *slog.Logger
+}
+
+// Factory shares informers: every consumer that asks for the same Source
+// gets the same Informer, so one list and one watch serve them all.
+// Informers asked for while the factory runs start at once, so a program
+// can begin watching a kind without a restart.
+type Factory struct {
+	newLW NewListerWatcherFunc
+	opts  FactoryOptions
+
+	mu        sync.Mutex
+	informers map[Source]sharedInformer
+	ctx       context.Context // while Run runs
+	ran       bool
+	wg        sync.WaitGroup
+}
+
+// sharedInformer is an *Informer[T] of any T.
+type sharedInformer interface {
+	Syncer
+	Name() string
+	LastError() error
+	Run(ctx context.Context) error
+}
+
+// NewFactory returns a factory that reaches the server through newLW.
+func NewFactory(newLW NewListerWatcherFunc, opts FactoryOptions) *Factory {
+	return &Factory{newLW: newLW, opts: opts, informers: map[Source]sharedInformer{}}
+}
+
+// InformerFor returns the factory's informer for src, creating it on first
+// use. Every caller for one Source must use the same T.
+func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if si, ok := f.informers[src]; ok {
+		inf, ok := si.(*Informer[T])
+		if !ok {
+			var zero T
+			return nil, fmt.Errorf("cache: %s is already cached as %T, not %T", src, si, zero)
+		}
+		return inf, nil
+	}
+	if f.ran && f.ctx == nil {
+		return nil, errors.New("cache: factory has stopped")
+	}
+	lw, err := f.newLW(src)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %s: %w", src, err)
+	}
+	inf := NewInformer(lw, InformerOptions[T]{
+		ReflectorOptions: ReflectorOptions[T]{
+			Name:              src.String(),
+			LabelSelector:     src.LabelSelector,
+			FieldSelector:     src.FieldSelector,
+			DisableWatchList:  f.opts.DisableWatchList,
+			KeepManagedFields: f.opts.KeepManagedFields,
+			Clock:             f.opts.Clock,
+			Logger:            f.opts.Logger,
+		},
+		ResyncPeriod:   f.opts.ResyncPeriod,
+		CheckMutations: f.opts.CheckMutations,
+		OnMutation:     f.opts.OnMutation,
+		Registerer:     f.opts.Registerer,
+	})
+	f.informers[src] = inf
+	if f.ctx != nil {
+		f.start(inf)
+	}
+	return inf, nil
+}
+
+// MetadataInformerFor is InformerFor of src's kind as
+// PartialObjectMetadata: names, labels, owners and versions without the
+// bodies, for controllers that only need to know what exists.
+func MetadataInformerFor(f *Factory, src Source) (*Informer[*metav1.PartialObjectMetadata], error) {
+	src.MetadataOnly = true
+	return InformerFor[*metav1.PartialObjectMetadata](f, src)
+}
+
+// Run runs every informer, including those asked for later, until ctx
+// ends; then it waits for them and returns nil. It runs once.
+func (f *Factory) Run(ctx context.Context) error {
+	f.mu.Lock()
+	if f.ran {
+		f.mu.Unlock()
+		return errors.New("cache: factory already ran")
+	}
+	f.ran, f.ctx = true, ctx
+	for _, inf := range f.informers {
+		f.start(inf)
+	}
+	f.mu.Unlock()
+	<-ctx.Done()
+	f.mu.Lock()
+	f.ctx = nil
+	f.mu.Unlock()
+	f.wg.Wait()
+	return nil
+}
+
+func (f *Factory) start(inf sharedInformer) {
+	ctx := f.ctx
+	f.wg.Go(func() {
+		if err := inf.Run(ctx); err != nil {
+			f.logger().Error("informer failed", "informer", inf.Name(), "err", err)
+		}
+	})
+}
+
+func (f *Factory) logger() *slog.Logger {
+	if f.opts.Logger != nil {
+		return f.opts.Logger
+	}
+	return slog.Default()
+}
+
+// WaitForSync waits until every informer asked for so far has synced, or
+// ctx ends; the error then says which did not and why.
+func (f *Factory) WaitForSync(ctx context.Context) error {
+	f.mu.Lock()
+	syncers := make([]Syncer, 0, len(f.informers))
+	for _, inf := range f.informers {
+		syncers = append(syncers, inf)
+	}
+	f.mu.Unlock()
+	return WaitForSync(ctx, syncers...)
+}
