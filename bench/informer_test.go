@@ -1,0 +1,233 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	clientgocache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/client"
+)
+
+// BenchmarkInformerSync compares an informer's initial sync of N
+// ConfigMaps, Setpoint's cache.Informer against client-go's
+// SharedInformer, on the same server: time to synced, and the heap the
+// informer keeps once synced. The server runs as its own process
+// (setpoint server --storage memory) so its memory is not counted.
+// Run with -benchtime 1x: each op syncs once per implementation.
+func BenchmarkInformerSync(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
+			cfg := informerServer(b, n)
+			var heap, sync [2]float64
+			for range b.N {
+				// client-go first, then Setpoint, alternating per op.
+				h, d := measureSync(b, func(ctx context.Context) func() bool { return clientGoInformer(b, ctx, cfg) })
+				heap[0], sync[0] = heap[0]+h, sync[0]+d
+				h, d = measureSync(b, func(ctx context.Context) func() bool { return setpointInformer(b, ctx, cfg) })
+				heap[1], sync[1] = heap[1]+h, sync[1]+d
+			}
+			nf := float64(b.N)
+			b.ReportMetric(heap[0]/nf, "client-go-heap-MB")
+			b.ReportMetric(heap[1]/nf, "setpoint-heap-MB")
+			b.ReportMetric(heap[1]/heap[0], "heap-ratio")
+			b.ReportMetric(sync[0]/nf, "client-go-sync-ms")
+			b.ReportMetric(sync[1]/nf, "setpoint-sync-ms")
+			b.ReportMetric(sync[1]/sync[0], "sync-ratio")
+		})
+	}
+}
+
+// measureSync starts an informer, waits until it has synced, and returns
+// the heap it holds then (MB, after GC) and the time it took (ms).
+func measureSync(b *testing.B, start func(ctx context.Context) func() bool) (heapMB, syncMS float64) {
+	b.Helper()
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	base := liveHeap()
+	t0 := time.Now()
+	synced := start(ctx)
+	for !synced() {
+		if time.Since(t0) > 5*time.Minute {
+			b.Fatal("informer did not sync within 5 minutes")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	d := time.Since(t0)
+	held := liveHeap()
+	runtime.KeepAlive(synced)
+	cancel()
+	return float64(held-base) / (1 << 20), float64(d) / float64(time.Millisecond)
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+func clientGoInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func() bool {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(benchNamespace))
+	inf := f.Core().V1().ConfigMaps().Informer()
+	// A handler, as a controller has; it does nothing.
+	if _, err := inf.AddEventHandler(clientgocache.ResourceEventHandlerFuncs{}); err != nil {
+		b.Fatal(err)
+	}
+	f.Start(ctx.Done())
+	return func() bool { return inf.HasSynced() && len(inf.GetStore().ListKeys()) >= 0 }
+}
+
+func setpointInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func() bool {
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lw, err := c.ListerWatcher(corev1.SchemeGroupVersion.WithKind("ConfigMap"), benchNamespace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf := cache.NewInformer[*corev1.ConfigMap](lw, cache.InformerOptions[*corev1.ConfigMap]{})
+	if _, err := inf.AddHandler(cache.HandlerFuncs[*corev1.ConfigMap]{}, cache.HandlerOptions{Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = inf.Run(ctx) }()
+	return inf.HasSynced
+}
+
+const benchNamespace = "bench"
+
+var (
+	serversMu sync.Mutex
+	servers   = map[int]*rest.Config{}
+)
+
+// informerServer returns a server holding n ConfigMaps of about 1 KiB in
+// the bench namespace, started once per n for the whole run.
+func informerServer(b *testing.B, n int) *rest.Config {
+	b.Helper()
+	serversMu.Lock()
+	defer serversMu.Unlock()
+	if cfg, ok := servers[n]; ok {
+		return cfg
+	}
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "setpoint")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/setpoint")
+	build.Dir = ".." // the product module, with its own dependencies
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building setpoint: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "server", "--storage", "memory", "--data-dir", dir, "--listen", addr)
+	log := &syncWriter{w: &strings.Builder{}}
+	cmd.Stderr = log
+	cmd.SysProcAttr = dieWithParent()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	// The server serves every op of every count, so it lives as long as
+	// the test binary, which takes it along when it exits.
+	go func() { _ = cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	var cfg *rest.Config
+	for {
+		if c, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig")); err == nil && strings.Contains(log.String(), "ready") {
+			cfg = c
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("server not ready: %s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cfg.QPS, cfg.Burst = -1, 0
+	seedConfigMaps(b, cfg, n)
+	servers[n] = cfg
+	return cfg
+}
+
+func seedConfigMaps(b *testing.B, cfg *rest.Config, n int) {
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}
+	if err := c.Create(ctx, ns); err != nil && !client.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	value := strings.Repeat("x", 900)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for range 32 {
+		wg.Go(func() {
+			for i := range work {
+				cm := &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i), Namespace: benchNamespace,
+						Labels: map[string]string{"app": "bench", "shard": fmt.Sprint(i % 16)}},
+					Data: map[string]string{"value": value},
+				}
+				if err := c.Create(ctx, cm); err != nil && !client.IsAlreadyExists(err) {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
