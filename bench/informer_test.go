@@ -30,10 +30,22 @@ import (
 // informer keeps once synced. The server runs as its own process
 // (setpoint server --storage memory) so its memory is not counted.
 // Run with -benchtime 1x: each op syncs once per implementation.
+//
+// The "managedFields" cases hold objects as kube-apiserver writes them:
+// with a managedFields entry recording the writer (Setpoint's server does
+// not track field managers yet, so the bench writes the entry itself).
+// Setpoint's cache drops managedFields by default; client-go keeps them.
 func BenchmarkInformerSync(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("n%d", n), func(b *testing.B) {
-			cfg := informerServer(b, n)
+	for _, tc := range []struct {
+		n             int
+		managedFields bool
+	}{{10_000, false}, {10_000, true}, {100_000, false}, {100_000, true}} {
+		name := fmt.Sprintf("n%d", tc.n)
+		if tc.managedFields {
+			name += "-managedFields"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := informerServer(b, tc.n, tc.managedFields)
 			var heap, sync [2]float64
 			for range b.N {
 				// client-go first, then Setpoint, alternating per op.
@@ -117,18 +129,24 @@ func setpointInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func(
 
 const benchNamespace = "bench"
 
+type serverID struct {
+	n             int
+	managedFields bool
+}
+
 var (
 	serversMu sync.Mutex
-	servers   = map[int]*rest.Config{}
+	servers   = map[serverID]*rest.Config{}
 )
 
 // informerServer returns a server holding n ConfigMaps of about 1 KiB in
 // the bench namespace, started once per n for the whole run.
-func informerServer(b *testing.B, n int) *rest.Config {
+func informerServer(b *testing.B, n int, managedFields bool) *rest.Config {
 	b.Helper()
 	serversMu.Lock()
 	defer serversMu.Unlock()
-	if cfg, ok := servers[n]; ok {
+	id := serverID{n, managedFields}
+	if cfg, ok := servers[id]; ok {
 		return cfg
 	}
 	dir := b.TempDir()
@@ -167,12 +185,20 @@ func informerServer(b *testing.B, n int) *rest.Config {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cfg.QPS, cfg.Burst = -1, 0
-	seedConfigMaps(b, cfg, n)
-	servers[n] = cfg
+	seedConfigMaps(b, cfg, n, managedFields)
+	servers[id] = cfg
 	return cfg
 }
 
-func seedConfigMaps(b *testing.B, cfg *rest.Config, n int) {
+// managedFieldsEntry is what kube-apiserver records for a client that
+// created such a ConfigMap with an update.
+var managedFieldsEntry = metav1.ManagedFieldsEntry{
+	Manager: "bench", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+	Time: &metav1.Time{Time: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
+	FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:value":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:shard":{}}}}`)},
+}
+
+func seedConfigMaps(b *testing.B, cfg *rest.Config, n int, managedFields bool) {
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -193,6 +219,9 @@ func seedConfigMaps(b *testing.B, cfg *rest.Config, n int) {
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i), Namespace: benchNamespace,
 						Labels: map[string]string{"app": "bench", "shard": fmt.Sprint(i % 16)}},
 					Data: map[string]string{"value": value},
+				}
+				if managedFields {
+					cm.ManagedFields = []metav1.ManagedFieldsEntry{managedFieldsEntry}
 				}
 				if err := c.Create(ctx, cm); err != nil && !client.IsAlreadyExists(err) {
 					select {
