@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -154,6 +155,13 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	default:
 		return nil, errPathNotFound()
 	}
+	if !registry.IsBuiltinGroup(gv.Group) {
+		// Custom resources come and go with CRD writes, which the
+		// registry learns from the watch cache: catch up first, so a
+		// request made after a CRD write (create or delete) was answered
+		// sees it.
+		s.waitRouting(r.Context())
+	}
 	res, ok := s.reg.Get(gv.WithResource(resource))
 	if !ok {
 		return nil, errPathNotFound()
@@ -207,6 +215,14 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// waitRouting waits, briefly, until the watch cache has applied every
+// acknowledged write.
+func (s *Server) waitRouting(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, tooLargeWait)
+	defer cancel()
+	_ = s.cache.WaitFresh(ctx)
 }
 
 func splitPath(p string) []string {

@@ -61,6 +61,10 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 // builtinGroups may not be taken by custom resources.
 var builtinGroups = []string{"", "events.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io"}
 
+// IsBuiltinGroup reports whether group is served by the server itself
+// rather than by CRDs.
+func IsBuiltinGroup(group string) bool { return slices.Contains(builtinGroups, group) }
+
 type crdStrategy struct{}
 
 func (crdStrategy) PrepareForCreate(now time.Time, obj map[string]any) field.ErrorList {
