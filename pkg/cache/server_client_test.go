@@ -1,0 +1,84 @@
+package cache
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	setpointclient "github.com/setpoint-dev/setpoint/pkg/client"
+)
+
+// TestWithSetpointClient runs a typed informer on Setpoint's own client:
+// the runtime's halves working together, on both initial-list paths.
+func TestWithSetpointClient(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		paged    bool
+		wantPath string // a request the reflector must have made
+	}{
+		{"WatchList", false, "sendInitialEvents=true"},
+		{"paged", true, "limit=500"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := apiservertest.Start(t)
+			var log requestLog
+			c, err := setpointclient.New(log.wrap(srv.Config), setpointclient.Options{Logger: discardLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			create := func(name, value string) *corev1.ConfigMap {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "x"}},
+					Data: map[string]string{"v": value}}
+				if err := c.Create(ctx, cm); err != nil {
+					t.Fatal(err)
+				}
+				return cm
+			}
+			first := create("first", "1")
+			lw, err := c.ListerWatcher(cmGVK, "default")
+			if err != nil {
+				t.Fatal(err)
+			}
+			inf := NewInformer[CM](lw, InformerOptions[CM]{ReflectorOptions: ReflectorOptions[CM]{
+				Name: "setpoint-client", Logger: discardLogger(), Backoff: fastBackoff, DisableWatchList: tc.paged}})
+			h := &calls{}
+			if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			runInformer(t, inf)
+			syncOrFail(t, inf)
+			eventually(t, "the initial add", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.got) == 1 })
+			if got, want := h.take()[0], "add default/first@"+first.ResourceVersion+" initial"; got != want {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+
+			second := create("second", "1")
+			first.Data["v"] = "2"
+			if err := c.Update(ctx, first); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Delete(ctx, second); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "three events", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.got) == 3 })
+			got := strings.Join(h.take(), ", ")
+			for _, want := range []string{"add default/second@", "update default/first@", "delete default/second@"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("events %q lack %q", got, want)
+				}
+			}
+			if objs := inf.Lister().Namespace("default").List(labels.Everything()); len(objs) != 1 || objs[0].Data["v"] != "2" {
+				t.Errorf("lister holds %v, want first with v=2", objs)
+			}
+			if !strings.Contains(strings.Join(log.all(), "\n"), tc.wantPath) {
+				t.Errorf("no request with %q among %v", tc.wantPath, log.all())
+			}
+		})
+	}
+}
