@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
@@ -37,7 +38,7 @@ func writeSuccess(w http.ResponseWriter, res *registry.Resource, name, uid strin
 		Status:   metav1.StatusSuccess,
 		Details:  &metav1.StatusDetails{Name: name, Group: res.Group, Kind: res.Plural},
 	}
-	st.Details.UID = typesUID(uid)
+	st.Details.UID = types.UID(uid)
 	b, _ := json.Marshal(&st)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)

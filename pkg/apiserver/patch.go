@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 
@@ -65,7 +66,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	}
 	var warned bool
 	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		curJSON, err := jsonMarshal(cur.Object)
+		curJSON, err := json.Marshal(cur.Object)
 		if err != nil {
 			return nil, errInternal(err)
 		}

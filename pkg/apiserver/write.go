@@ -7,12 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
-
-func typesUID(s string) types.UID { return types.UID(s) }
 
 // servedVersion returns obj as the requested version of its resource.
 // Custom resources of several versions share storage and are served
@@ -87,5 +83,3 @@ func jsonOnly(r *http.Request) *http.Request {
 	r2.Header.Set("Accept", "application/json")
 	return r2
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -10,7 +10,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
 )
 
@@ -78,9 +77,4 @@ func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, 
 		warnings = problems
 	}
 	return obj, warnings, nil
-}
-
-// TypedGVK reports whether gvk is one of the typed built-in kinds.
-func TypedGVK(gvk schema.GroupVersionKind) bool {
-	return Scheme().Recognizes(gvk)
 }
