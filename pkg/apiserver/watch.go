@@ -307,8 +307,11 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		return
 	}
 	obj := o.JSON
-	shared := ev != nil && bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+ws.res.APIVersion()+`"`))
-	if !shared {
+	// served: the cached object is already in the version served, so its
+	// kept protobuf message fits; shared: the event's frames are too.
+	served := bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+ws.res.APIVersion()+`"`))
+	shared := ev != nil && served
+	if !served {
 		var err error
 		if obj, err = servedVersion(ws.res, obj); err != nil {
 			ws.err = err
@@ -327,7 +330,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		}
 	case fmtProtobuf:
 		build := func() ([]byte, error) { return protoFrame(ws.res.GroupVersionKind(), typ, obj) }
-		if shared {
+		if served {
 			build = func() ([]byte, error) { return protoObjectFrame(ws.res.GroupVersionKind(), typ, o) }
 		}
 		if shared && slot < 3 {

@@ -6,7 +6,10 @@ import (
 
 // Store is a thread-safe map of objects by Key, with indexes. It holds
 // the objects it is given, not copies, and hands the same pointers to
-// every reader: nobody may modify an object once it is in a Store.
+// every reader: nobody may modify an object once it is in a Store. Equal
+// metadata of different objects (labels, annotations, owner references,
+// finalizers, namespace) is one value in memory (see sharer), so a
+// modification could even show in other objects.
 //
 // An Informer owns its Store and is its only writer; Upsert and Delete
 // are for stores used on their own (in tests, say).
@@ -19,6 +22,7 @@ type Store[T Object] struct {
 	// reported it, and the end of a listing drops the older ones.
 	gen     uint64
 	checker *mutationChecker
+	share   *sharer
 }
 
 type entry[T Object] struct {
@@ -51,6 +55,7 @@ func NewStore[T Object](opts StoreOptions[T]) *Store[T] {
 		items:    map[string]entry[T]{},
 		indexers: map[string]IndexFunc[T]{NamespaceIndex: namespaceIndexFunc[T]},
 		indices:  map[string]index{NamespaceIndex: {}},
+		share:    newSharer(),
 	}
 	if opts.CheckMutations {
 		s.checker = newMutationChecker(opts.OnMutation)
@@ -147,8 +152,10 @@ func (s *Store[T]) upsert(key string, obj T) (old, cur stored[T], existed, same 
 			return old, old, true, true
 		}
 	}
+	s.share.take(obj)
 	s.items[key] = entry[T]{obj: obj, gen: s.gen, sum: sum}
 	if existed {
+		s.share.release(e.obj)
 		s.reindex(key, &e.obj, &obj)
 	} else {
 		s.reindex(key, nil, &obj)
@@ -168,6 +175,7 @@ func (s *Store[T]) delete(key string) (old stored[T], existed bool) {
 	}
 	delete(s.items, key)
 	s.reindex(key, &e.obj, nil)
+	s.share.release(e.obj)
 	return stored[T]{e.obj, e.sum}, true
 }
 
@@ -193,6 +201,7 @@ func (s *Store[T]) endListing(gone func(key string, last stored[T])) {
 		}
 		delete(s.items, key)
 		s.reindex(key, &e.obj, nil)
+		s.share.release(e.obj)
 		gone(key, stored[T]{e.obj, e.sum})
 	}
 }

@@ -122,22 +122,6 @@ func encodeProtobuf(gvk schema.GroupVersionKind, m protoMessage) ([]byte, error)
 	return append(bytes.Clone(protoMagic), env...), nil
 }
 
-// unwrapProtobuf opens an enveloped protobuf body.
-func unwrapProtobuf(data []byte) (schema.GroupVersionKind, []byte, error) {
-	if !bytes.HasPrefix(data, protoMagic) {
-		return schema.GroupVersionKind{}, nil, fmt.Errorf("%w: protobuf body does not start with %q", ErrDecode, protoMagic)
-	}
-	var unk runtime.Unknown
-	if err := unk.Unmarshal(data[len(protoMagic):]); err != nil {
-		return schema.GroupVersionKind{}, nil, fmt.Errorf("%w: protobuf envelope: %v", ErrDecode, err)
-	}
-	gv, err := schema.ParseGroupVersion(unk.APIVersion)
-	if err != nil {
-		return schema.GroupVersionKind{}, nil, fmt.Errorf("%w: protobuf envelope: %v", ErrDecode, err)
-	}
-	return gv.WithKind(unk.Kind), unk.Raw, nil
-}
-
 // mediaType is the bare media type of a Content-Type header.
 func mediaType(contentType string) string {
 	mt, _, err := mime.ParseMediaType(contentType)
@@ -156,14 +140,14 @@ func decodeInto(data []byte, contentType string, obj runtime.Object) error {
 		if !ok {
 			return fmt.Errorf("%w: a protobuf answer for %T, which has no protobuf encoding", ErrDecode, obj)
 		}
-		gvk, raw, err := unwrapProtobuf(data)
+		env, err := openEnvelope(data)
 		if err != nil {
 			return err
 		}
-		if err := m.Unmarshal(raw); err != nil {
-			return fmt.Errorf("%w: protobuf %s: %v", ErrDecode, gvk.Kind, err)
+		if err := m.Unmarshal(env.raw); err != nil {
+			return fmt.Errorf("%w: protobuf %s: %v", ErrDecode, env.kind.gvk.Kind, err)
 		}
-		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		env.setKind(obj)
 		return nil
 	}
 	var err error
@@ -238,8 +222,8 @@ func eachItem(list runtime.Object, fn func(runtime.Object)) {
 func decodeStatus(data []byte, contentType string) (metav1.Status, bool) {
 	var st metav1.Status
 	if mediaType(contentType) == mediaProtobuf {
-		gvk, raw, err := unwrapProtobuf(data)
-		if err != nil || gvk.Kind != "Status" || st.Unmarshal(raw) != nil {
+		env, err := openEnvelope(data)
+		if err != nil || env.kind.gvk.Kind != "Status" || st.Unmarshal(env.raw) != nil {
 			return st, false
 		}
 		return st, true

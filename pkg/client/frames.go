@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -67,11 +66,13 @@ func (p *protoEvents) next() (rawEvent, error) {
 	if err != nil {
 		return rawEvent{}, err
 	}
-	var ev metav1.WatchEvent
-	if err := ev.Unmarshal(frame); err != nil {
+	// The event's object aliases p.buf: it is decoded (and copied out)
+	// before the next frame is read.
+	typ, obj, err := parseWatchEvent(frame)
+	if err != nil {
 		return rawEvent{}, fmt.Errorf("%w: protobuf watch event: %v", ErrDecode, err)
 	}
-	return rawEvent{typ: watch.EventType(ev.Type), object: ev.Object.Raw, proto: true}, nil
+	return rawEvent{typ: typ, object: obj, proto: true}, nil
 }
 
 // readFrame reads one length-prefixed frame into *buf, reusing it. A

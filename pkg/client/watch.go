@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -41,9 +42,11 @@ func (c *Client) watchList(ctx context.Context, list ObjectList, o ListOptions) 
 	}
 	var events eventReader = newJSONEvents(resp.Body)
 	if mediaType(resp.Header.Get("Content-Type")) == mediaProtobuf {
-		events = newProtoEvents(resp.Body)
+		// Frames are small and many: read them from a buffer, not one
+		// HTTP/2 body read (a lock and a flow-control step) per header.
+		events = newProtoEvents(bufio.NewReaderSize(resp.Body, 32<<10))
 	}
-	w := &streamWatcher{result: make(chan watch.Event), done: make(chan struct{}), cancel: cancel}
+	w := &streamWatcher{result: make(chan watch.Event, eventBuffer), done: make(chan struct{}), cancel: cancel}
 	go w.run(ctx, resp.Body, events, func(ev rawEvent) (watch.Event, error) { return c.decodeEvent(t, ev) }, c.log)
 	return w, nil
 }
@@ -89,6 +92,11 @@ func EventError(ev watch.Event) error {
 	}
 	return &StatusError{ErrStatus: synthesizedStatus(http.StatusInternalServerError, fmt.Appendf(nil, "a watch ERROR event carrying %T", ev.Object))}
 }
+
+// eventBuffer is how many decoded events may wait for the consumer: a
+// burst (an initial state of thousands) is decoded while the consumer
+// applies earlier events, instead of one goroutine hand-off per event.
+const eventBuffer = 128
 
 // streamWatcher delivers one watch stream's events.
 type streamWatcher struct {
