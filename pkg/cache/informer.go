@@ -124,6 +124,18 @@ func (i *Informer[T]) HasSynced() bool {
 	}
 }
 
+// ResourceVersion is the newest resourceVersion in the informer's store
+// (see Reflector.ResourceVersion).
+func (i *Informer[T]) ResourceVersion() string { return i.reflector.ResourceVersion() }
+
+// WaitForResourceVersion waits until the store holds the state of
+// resourceVersion rv or later, or ctx ends: after writing an object, a
+// reader that waits for the write's resourceVersion reads its own write
+// from the cache.
+func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
+	return i.reflector.WaitForResourceVersion(ctx, rv)
+}
+
 // Synced is closed once HasSynced is true.
 func (i *Informer[T]) Synced() <-chan struct{} { return i.syncedCh }
 

@@ -54,6 +54,8 @@ type Reflector[T Object] struct {
 
 	mu      sync.Mutex
 	lastErr error
+
+	progress progress
 }
 
 // ReflectorOptions configure a Reflector. The zero value is the default.
@@ -157,8 +159,23 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 			return nil
 		}
 		r.observe(m, o)
+		if o.result == resSynced || o.result == resPage && o.cont == "" {
+			r.progress.advance(o.rv)
+		}
 		m = m.next(o)
 	}
+}
+
+// ResourceVersion is the newest resourceVersion the sink has applied:
+// of the last watch event or bookmark, or of the last completed listing;
+// "" before the first listing completes.
+func (r *Reflector[T]) ResourceVersion() string { return r.progress.current() }
+
+// WaitForResourceVersion waits until the sink has applied everything up
+// to rv, or ctx ends. A resourceVersion that is not a number returns at
+// once: it cannot be compared.
+func (r *Reflector[T]) WaitForResourceVersion(ctx context.Context, rv string) error {
+	return r.progress.wait(ctx, rv)
 }
 
 // LastError is the error of the latest failed step, until a list or

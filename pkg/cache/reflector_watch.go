@@ -55,10 +55,12 @@ func (r *Reflector[T]) watch(ctx context.Context, rv string, w watch.Interface) 
 			r.sink(Delta[T]{Op: op, Object: obj})
 			if evRV != "" {
 				rv = evRV
+				r.progress.advance(rv)
 			}
 		case watch.Bookmark:
 			if v := resourceVersion(ev.Object); v != "" {
 				rv = v
+				r.progress.advance(rv)
 			}
 		case watch.Error:
 			return failed(eventError(ev.Object), rv)
