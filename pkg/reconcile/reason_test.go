@@ -7,7 +7,9 @@ import (
 )
 
 func TestReasonsMerge(t *testing.T) {
-	upd := func(name string) Reason { return Reason{Trigger: TriggerUpdate, Kind: "ConfigMap", Namespace: "ns", Name: name} }
+	upd := func(name string) Reason {
+		return Reason{Trigger: TriggerUpdate, Kind: "ConfigMap", Namespace: "ns", Name: name}
+	}
 	tests := []struct {
 		name        string
 		add         []Reason
