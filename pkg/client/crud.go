@@ -123,7 +123,11 @@ func (c *Client) write(ctx context.Context, method, path string, obj Object, t t
 			return err
 		}
 		c.wrote(t)
-		return c.decodeReply(rep, obj, t)
+		if err := c.decodeReply(rep, obj, t); err != nil {
+			return err
+		}
+		observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
+		return nil
 	}
 }
 
@@ -157,7 +161,11 @@ func (c *Client) Patch(ctx context.Context, obj Object, patchType types.PatchTyp
 		return err
 	}
 	c.wrote(t)
-	return c.decodeReply(rep, obj, t)
+	if err := c.decodeReply(rep, obj, t); err != nil {
+		return err
+	}
+	observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
+	return nil
 }
 
 // Delete deletes the object obj names. obj is not changed: the server
@@ -180,6 +188,7 @@ func (c *Client) Delete(ctx context.Context, obj Object, opts ...DeleteOption) e
 		return err
 	}
 	c.wrote(t)
+	observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 	return nil
 }
 

@@ -1,0 +1,239 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// Options configure a Controller. Only Name is required.
+type Options struct {
+	// Name names the controller in logs and metrics; it must be unique
+	// among a manager's controllers.
+	Name string
+	// Workers is how many reconciles run at once, never two for one
+	// object; 0 means 1.
+	Workers int
+	// ReconcileTimeout bounds each reconcile's context; 0 means none.
+	ReconcileTimeout time.Duration
+	// DisablePanicRecovery lets a panicking reconciler crash the
+	// process. By default a panic is logged with its stack, counted and
+	// retried like an error.
+	DisablePanicRecovery bool
+	// RateLimiter spaces retries of failed requests; nil is the
+	// workqueue's default (per-item 5 ms doubling to 1000 s, and an
+	// overall 10 qps, burst 100).
+	RateLimiter workqueue.RateLimiter[reconcile.Request]
+	// CacheSyncTimeout bounds the wait for the sources' informers to
+	// sync at start; 0 means 2 minutes. The error names each informer
+	// not synced and why (a missing CRD shows as its 404).
+	CacheSyncTimeout time.Duration
+	// ReadYourWritesTimeout bounds how long a reconcile waits for the
+	// cache to see the previous reconcile's writes; 0 means 10 seconds,
+	// negative turns the wait off.
+	ReadYourWritesTimeout time.Duration
+	// LeaderElected runs the controller on the elected leader only, which
+	// is the default; set it to a pointer to false for a controller every
+	// replica runs.
+	LeaderElected *bool
+	// Metrics receives controller_runtime_* metrics; nil means none.
+	Metrics *Metrics
+	// QueueMetrics receives the queue's workqueue_* metrics, named after
+	// the controller; nil means none.
+	QueueMetrics workqueue.MetricsProvider
+	// Clock is the time source of the queue and of requeues; nil means
+	// the real clock.
+	Clock workqueue.Clock
+	// Logger receives the controller's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Controller reconciles the objects of one kind. Start runs it.
+type Controller struct {
+	name    string
+	opts    Options
+	cluster Cluster
+	r       reconcile.Reconciler
+	sources []Source
+	queue   *workqueue.Queue[reconcile.Request]
+	clock   workqueue.Clock
+	log     *slog.Logger
+	metrics *controllerMetrics
+	reasons reasonBook
+	writes  writeBook
+
+	mu      sync.Mutex
+	ctx     context.Context // while Start runs; Watches map functions get it
+	started bool
+	// watched holds the informers of every source kind, for the read
+	// your writes wait.
+	watched map[schema.GroupVersionKind][]Informer
+}
+
+// New returns a controller that runs r for the objects of its For
+// source, fed by sources, with informers from cluster.
+func New(cluster Cluster, r reconcile.Reconciler, opts Options, sources ...Source) (*Controller, error) {
+	if opts.Name == "" {
+		return nil, errors.New("controller: Options.Name is required")
+	}
+	if r == nil {
+		return nil, fmt.Errorf("controller %s: a reconciler is required", opts.Name)
+	}
+	primaries := 0
+	for _, s := range sources {
+		if s.isPrimary() {
+			primaries++
+		}
+	}
+	if primaries != 1 {
+		return nil, fmt.Errorf("controller %s: want exactly one For source, have %d", opts.Name, primaries)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = 2 * time.Minute
+	}
+	if opts.ReadYourWritesTimeout == 0 {
+		opts.ReadYourWritesTimeout = 10 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = workqueue.RealClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	c := &Controller{
+		name: opts.Name, opts: opts, cluster: cluster, r: r, sources: sources,
+		clock: opts.Clock, log: opts.Logger.With("controller", opts.Name),
+		metrics: opts.Metrics.forController(opts.Name),
+		watched: map[schema.GroupVersionKind][]Informer{},
+	}
+	c.queue = workqueue.New(workqueue.Options[reconcile.Request]{
+		Name: opts.Name, Clock: opts.Clock, RateLimiter: opts.RateLimiter, Metrics: opts.QueueMetrics,
+	})
+	return c, nil
+}
+
+// Name is the controller's name.
+func (c *Controller) Name() string { return c.name }
+
+// NeedLeaderElection reports whether the controller runs on the leader
+// only; a manager asks.
+func (c *Controller) NeedLeaderElection() bool {
+	return c.opts.LeaderElected == nil || *c.opts.LeaderElected
+}
+
+// Enqueue asks for a reconcile of req, for a cause outside the sources
+// (a timer, an external system): the reconcile's reasons show it as a
+// generic trigger.
+func (c *Controller) Enqueue(req reconcile.Request) {
+	c.enqueue(req, reconcile.Reason{Trigger: reconcile.TriggerGeneric})
+}
+
+func (c *Controller) enqueue(req reconcile.Request, reason reconcile.Reason) {
+	c.reasons.add(req, reason)
+	c.queue.Add(req)
+}
+
+// Start registers the sources, waits for their informers to sync, then
+// reconciles until ctx ends. On the way out it lets running reconciles
+// finish (their context is cancelled) and returns nil; it returns an
+// error only if it could not start. It runs once.
+func (c *Controller) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return fmt.Errorf("controller %s: already started", c.name)
+	}
+	c.started, c.ctx = true, ctx
+	c.mu.Unlock()
+	defer c.queue.ShutDown()
+
+	regs, err := c.register(ctx)
+	defer func() {
+		for _, r := range regs {
+			r.Remove()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	// Informers first: when one cannot sync, its error says why (a
+	// missing CRD is a 404), which its handlers' registrations cannot.
+	var syncers []cache.Syncer
+	c.mu.Lock()
+	for _, infs := range c.watched {
+		for _, inf := range infs {
+			syncers = append(syncers, inf.Informer)
+		}
+	}
+	c.mu.Unlock()
+	for _, r := range regs {
+		syncers = append(syncers, r)
+	}
+	sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
+	err = cache.WaitForSync(sctx, syncers...)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("controller %s: caches did not sync: %w", c.name, err)
+	}
+	c.log.Info("starting workers", "workers", c.opts.Workers)
+	c.metrics.setWorkers(c.opts.Workers)
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() { c.work(ctx) })
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+	c.log.Info("workers stopped")
+	return nil
+}
+
+// register adds a handler for each source to its kind's informers.
+func (c *Controller) register(ctx context.Context) ([]*cache.Registration, error) {
+	var primary schema.GroupVersionKind
+	kinds := make([]schema.GroupVersionKind, len(c.sources))
+	for i, s := range c.sources {
+		gvk, err := s.kind(c)
+		if err != nil {
+			return nil, err
+		}
+		kinds[i] = gvk
+		if s.isPrimary() {
+			primary = gvk
+		}
+	}
+	var regs []*cache.Registration
+	for i, s := range c.sources {
+		infs, err := c.cluster.Informers(ctx, kinds[i], s.metadataOnly())
+		if err != nil {
+			return regs, fmt.Errorf("controller %s: informers of %s: %w", c.name, kinds[i], err)
+		}
+		c.mu.Lock()
+		c.watched[kinds[i]] = append(c.watched[kinds[i]], infs...)
+		c.mu.Unlock()
+		h := s.handler(c, kinds[i], primary)
+		for _, inf := range infs {
+			reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: c.name})
+			if err != nil {
+				return regs, fmt.Errorf("controller %s: %w", c.name, err)
+			}
+			regs = append(regs, reg)
+		}
+	}
+	return regs, nil
+}
