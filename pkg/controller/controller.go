@@ -64,7 +64,6 @@ type Controller struct {
 	cluster Cluster
 	r       reconcile.Reconciler
 	sources []Source
-	queue   *workqueue.Queue[reconcile.Request]
 	clock   workqueue.Clock
 	log     *slog.Logger
 	metrics *controllerMetrics
@@ -72,8 +71,10 @@ type Controller struct {
 	writes  writeBook
 
 	mu      sync.Mutex
-	ctx     context.Context // while Start runs; Watches map functions get it
+	ctx     context.Context // of the latest Start; Watches map functions get it
+	queue   *workqueue.Queue[reconcile.Request] // while Start runs
 	started bool
+	state   error // why not Ready; nil once workers run
 	// watched holds the informers of every source kind, for the read
 	// your writes wait.
 	watched map[schema.GroupVersionKind][]Informer
@@ -112,16 +113,12 @@ func New(cluster Cluster, r reconcile.Reconciler, opts Options, sources ...Sourc
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	c := &Controller{
+	return &Controller{
 		name: opts.Name, opts: opts, cluster: cluster, r: r, sources: sources,
 		clock: opts.Clock, log: opts.Logger.With("controller", opts.Name),
 		metrics: opts.Metrics.forController(opts.Name),
-		watched: map[schema.GroupVersionKind][]Informer{},
-	}
-	c.queue = workqueue.New(workqueue.Options[reconcile.Request]{
-		Name: opts.Name, Clock: opts.Clock, RateLimiter: opts.RateLimiter, Metrics: opts.QueueMetrics,
-	})
-	return c, nil
+		state:   errors.New("not running"),
+	}, nil
 }
 
 // Name is the controller's name.
@@ -140,24 +137,50 @@ func (c *Controller) Enqueue(req reconcile.Request) {
 	c.enqueue(req, reconcile.Reason{Trigger: reconcile.TriggerGeneric})
 }
 
+// enqueue notes the reason and queues req. Between runs there is no
+// queue; the reason waits for the next run, whose initial sync queues
+// every object again.
 func (c *Controller) enqueue(req reconcile.Request, reason reconcile.Reason) {
 	c.reasons.add(req, reason)
-	c.queue.Add(req)
+	c.mu.Lock()
+	q := c.queue
+	c.mu.Unlock()
+	if q != nil {
+		q.Add(req)
+	}
 }
 
 // Start registers the sources, waits for their informers to sync, then
 // reconciles until ctx ends. On the way out it lets running reconciles
 // finish (their context is cancelled) and returns nil; it returns an
-// error only if it could not start. It runs once.
+// error only when a source cannot be set up. A controller runs one Start
+// at a time and may start again after Start returned: a manager does
+// so each time it regains leadership.
+//
+// Caches that do not sync within CacheSyncTimeout do not end Start:
+// the controller logs why (a missing CRD shows as its 404), reports it
+// through Ready, and keeps waiting, so it starts as soon as the cause is
+// fixed instead of crashing the process while health checks pass.
 func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
-		return fmt.Errorf("controller %s: already started", c.name)
+		return fmt.Errorf("controller %s: already running", c.name)
 	}
-	c.started, c.ctx = true, ctx
+	q := workqueue.New(workqueue.Options[reconcile.Request]{
+		Name: c.name, Clock: c.opts.Clock, RateLimiter: c.opts.RateLimiter, Metrics: c.opts.QueueMetrics,
+	})
+	c.started, c.ctx, c.queue = true, ctx, q
+	c.state = errors.New("waiting for caches to sync")
+	c.watched = map[schema.GroupVersionKind][]Informer{}
 	c.mu.Unlock()
-	defer c.queue.ShutDown()
+	defer func() {
+		q.ShutDown()
+		c.mu.Lock()
+		c.started, c.queue = false, nil
+		c.state = errors.New("not running")
+		c.mu.Unlock()
+	}()
 
 	regs, err := c.register(ctx)
 	defer func() {
@@ -168,8 +191,28 @@ func (c *Controller) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Informers first: when one cannot sync, its error says why (a
-	// missing CRD is a 404), which its handlers' registrations cannot.
+	if !c.waitForSync(ctx, regs) {
+		return nil
+	}
+	c.setState(nil)
+	c.log.Info("starting workers", "workers", c.opts.Workers)
+	c.metrics.setWorkers(c.opts.Workers)
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() { c.work(ctx, q) })
+	}
+	<-ctx.Done()
+	q.ShutDown()
+	wg.Wait()
+	c.log.Info("workers stopped")
+	return nil
+}
+
+// waitForSync waits until the sources' informers and handlers have
+// synced; false means ctx ended first.
+func (c *Controller) waitForSync(ctx context.Context, regs []*cache.Registration) bool {
+	// Informers first: when one cannot sync, its error says why, which
+	// its handlers' registrations cannot.
 	var syncers []cache.Syncer
 	c.mu.Lock()
 	for _, infs := range c.watched {
@@ -181,26 +224,48 @@ func (c *Controller) Start(ctx context.Context) error {
 	for _, r := range regs {
 		syncers = append(syncers, r)
 	}
-	sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
-	err = cache.WaitForSync(sctx, syncers...)
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
+	for {
+		sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
+		err := cache.WaitForSync(sctx, syncers...)
+		cancel()
+		switch {
+		case err == nil:
+			return true
+		case ctx.Err() != nil:
+			return false
 		}
-		return fmt.Errorf("controller %s: caches did not sync: %w", c.name, err)
+		err = fmt.Errorf("caches did not sync within %v: %w", c.opts.CacheSyncTimeout, err)
+		c.setState(err)
+		c.log.Error("caches not synced, still waiting", "err", err)
 	}
-	c.log.Info("starting workers", "workers", c.opts.Workers)
-	c.metrics.setWorkers(c.opts.Workers)
-	var wg sync.WaitGroup
-	for range c.opts.Workers {
-		wg.Go(func() { c.work(ctx) })
+}
+
+// runContext is the context of the latest Start.
+func (c *Controller) runContext() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx
+}
+
+func (c *Controller) setState(err error) {
+	c.mu.Lock()
+	c.state = err
+	c.mu.Unlock()
+}
+
+// Ready returns nil while the controller's workers run, and otherwise
+// why not: not started, waiting for caches, or caches that did not sync
+// in time and the reason. Managers serve it on /readyz.
+func (c *Controller) Ready() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == nil && c.started {
+		return nil
 	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-	c.log.Info("workers stopped")
-	return nil
+	if c.state == nil {
+		return fmt.Errorf("controller %s: not running", c.name)
+	}
+	return fmt.Errorf("controller %s: %w", c.name, c.state)
 }
 
 // register adds a handler for each source to its kind's informers.

@@ -321,14 +321,46 @@ func TestReadYourWrites(t *testing.T) {
 func TestCacheSyncTimeoutSaysWhy(t *testing.T) {
 	tc := newTestCluster(t)
 	missing := schema.GroupVersionKind{Group: "missing.example.com", Version: "v1", Kind: "Thing"}
-	ctrl, err := New(tc, &recorder{}, Options{Name: "missing", CacheSyncTimeout: 500 * time.Millisecond},
+	ctrl, err := New(tc, &recorder{}, Options{Name: "missing", CacheSyncTimeout: 200 * time.Millisecond},
 		For[*unstructured.Unstructured](WithKind(missing)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ctrl.Start(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "not synced") || !strings.Contains(err.Error(), "Thing") {
-		t.Errorf("Start = %v, want an error naming the informer not synced", err)
+	if err := ctrl.Ready(); err == nil {
+		t.Error("Ready before Start = nil")
+	}
+	run(t, ctrl)
+	eventually(t, "Ready to say why the caches did not sync", func() bool {
+		err := ctrl.Ready()
+		return err != nil && strings.Contains(err.Error(), "did not sync") && strings.Contains(err.Error(), "Thing")
+	})
+}
+
+// TestRestarts stops a controller and starts it again, as a manager does
+// across leadership terms: the second run reconciles everything again.
+func TestRestarts(t *testing.T) {
+	tc := newTestCluster(t)
+	createCM(t, tc.c, "a", nil)
+	r := &recorder{}
+	ctrl, err := New(tc, r, Options{Name: "restarts"}, For[*corev1.ConfigMap]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- ctrl.Start(ctx) }()
+		eventually(t, "the run's reconcile", func() bool { return r.count(req("a")) == run && ctrl.Ready() == nil })
+		if err := ctrl.Start(ctx); err == nil {
+			t.Error("a second concurrent Start succeeded")
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if ctrl.Ready() == nil {
+			t.Error("Ready after Start returned = nil")
+		}
 	}
 }
 

@@ -186,5 +186,5 @@ func (s *kindSource[T]) requests(c *Controller, obj T, primary schema.GroupVersi
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
 	}
-	return s.fn(c.ctx, obj)
+	return s.fn(c.runContext(), obj)
 }

@@ -7,22 +7,23 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
 
 // work reconciles requests until the queue shuts down.
-func (c *Controller) work(ctx context.Context) {
+func (c *Controller) work(ctx context.Context, q *workqueue.Queue[reconcile.Request]) {
 	for {
-		req, shutdown := c.queue.Get()
+		req, shutdown := q.Get()
 		if shutdown {
 			return
 		}
-		c.process(ctx, req)
-		c.queue.Done(req)
+		c.process(ctx, q, req)
+		q.Done(req)
 	}
 }
 
 // process runs one reconcile and decides what happens to req next.
-func (c *Controller) process(ctx context.Context, req reconcile.Request) {
+func (c *Controller) process(ctx context.Context, q *workqueue.Queue[reconcile.Request], req reconcile.Request) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -53,21 +54,21 @@ func (c *Controller) process(ctx context.Context, req reconcile.Request) {
 		// leader or start will reconcile everything anyway.
 		return
 	case err != nil && reconcile.IsTerminal(err):
-		c.queue.Forget(req)
+		q.Forget(req)
 		c.metrics.done(resultError, elapsed, true)
 		log.ErrorContext(ctx, "reconcile failed, not retrying", "err", err, "reasons", reasons)
 	case err != nil:
 		c.reasons.add(req, reconcile.Reason{Trigger: reconcile.TriggerRetry})
-		c.queue.AddRateLimited(req)
+		q.AddRateLimited(req)
 		c.metrics.done(resultError, elapsed, false)
 		log.ErrorContext(ctx, "reconcile failed", "err", err, "reasons", reasons)
 	case res.RequeueAfter > 0:
-		c.queue.Forget(req)
+		q.Forget(req)
 		c.reasons.schedule(req, now.Add(elapsed+res.RequeueAfter))
-		c.queue.AddAfter(req, res.RequeueAfter)
+		q.AddAfter(req, res.RequeueAfter)
 		c.metrics.done(resultRequeueAfter, elapsed, false)
 	default:
-		c.queue.Forget(req)
+		q.Forget(req)
 		c.metrics.done(resultSuccess, elapsed, false)
 	}
 }

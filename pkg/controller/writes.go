@@ -77,7 +77,7 @@ func (c *Controller) waitForWrites(ctx context.Context, req reconcile.Request) {
 	if len(ws) == 0 || c.opts.ReadYourWritesTimeout < 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.ReadYourWritesTimeout)
+	wctx, cancel := context.WithTimeout(ctx, c.opts.ReadYourWritesTimeout)
 	defer cancel()
 	for _, w := range newestWrites(ws) {
 		c.mu.Lock()
@@ -87,8 +87,8 @@ func (c *Controller) waitForWrites(ctx context.Context, req reconcile.Request) {
 			if !inf.covers(w.Namespace) {
 				continue
 			}
-			if err := inf.WaitForResourceVersion(ctx, w.ResourceVersion); err != nil {
-				if ctx.Err() != nil && c.ctx.Err() == nil {
+			if err := inf.WaitForResourceVersion(wctx, w.ResourceVersion); err != nil {
+				if ctx.Err() == nil {
 					c.metrics.staleWaitTimedOut()
 					c.log.InfoContext(ctx, "cache did not catch up with the last reconcile's writes in time",
 						"namespace", req.Namespace, "name", req.Name, "kind", w.GVK.Kind, "resourceVersion", w.ResourceVersion)
