@@ -71,7 +71,7 @@ type Controller struct {
 	writes  writeBook
 
 	mu      sync.Mutex
-	ctx     context.Context // of the latest Start; Watches map functions get it
+	ctx     context.Context                     // of the latest Start; Watches map functions get it
 	queue   *workqueue.Queue[reconcile.Request] // while Start runs
 	started bool
 	state   error // why not Ready; nil once workers run
