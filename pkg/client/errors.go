@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Errors the client returns before or after talking to the server; check
@@ -207,4 +208,14 @@ func IsTooLargeResourceVersion(err error) bool {
 		}
 	}
 	return strings.Contains(se.ErrStatus.Message, "Too large resource version")
+}
+
+// NewNotFound is the error a server gives for a missing object, for
+// readers that answer from elsewhere (a cache) the way the server would.
+func NewNotFound(gr schema.GroupResource, name string) *StatusError {
+	return &StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource, Name: name},
+		Message: fmt.Sprintf("%s %q not found", gr.String(), name),
+	}}
 }
