@@ -22,6 +22,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/events"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -67,6 +68,9 @@ type Manager struct {
 	checks      checks
 	bound       []string // listening addresses
 	election    *electionState
+	events      *events.Broadcaster
+	eventsCtx   context.Context // while Start runs, for a recorder asked for late
+	late        sync.WaitGroup  // runnables started after Start began
 	elected     chan struct{}
 	electedOnce sync.Once
 }

@@ -119,6 +119,7 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reconciled atomic.Int32
+	rec := m.EventRecorder("marker")
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		cm := &corev1.ConfigMap{}
 		if err := m.Client().Get(ctx, req.NamespacedName, cm); err != nil {
@@ -128,6 +129,7 @@ func TestManagerEndToEnd(t *testing.T) {
 			return reconcile.Result{}, err
 		}
 		if cm.Data["seen"] == "yes" {
+			rec.Event(cm, corev1.EventTypeNormal, "Marked", "seen by the marker")
 			reconciled.Add(1)
 			return reconcile.Result{}, nil
 		}
@@ -169,6 +171,18 @@ func TestManagerEndToEnd(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
+	eventually(t, "the Marked event", func() bool {
+		var evs corev1.EventList
+		if err := m.APIReader().List(context.Background(), &evs, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs.Items {
+			if e.Reason == "Marked" && e.InvolvedObject.Name == "a" && e.Source.Component == "marker" {
+				return true
+			}
+		}
+		return false
+	})
 	stop()
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("a clean stop logged errors:\n%s", logs.String())

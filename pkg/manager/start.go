@@ -59,6 +59,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	}()
 
 	runCtx, stopRun := context.WithCancel(ctx)
+	m.mu.Lock()
+	m.eventsCtx = runCtx
+	m.mu.Unlock()
 	var runWG sync.WaitGroup
 	run := func(ctx context.Context, wg *sync.WaitGroup, r Runnable) {
 		wg.Go(func() {
@@ -96,6 +99,10 @@ func (m *Manager) Start(ctx context.Context) error {
 		m.log.Error("a runnable failed, stopping", "err", runErr)
 	}
 	stopRun()
+	m.mu.Lock()
+	m.eventsCtx = nil
+	m.mu.Unlock()
+	runWG.Go(m.late.Wait)
 	if !waitFor(&runWG, m.opts.GracefulShutdownTimeout) {
 		runErr = errors.Join(runErr, fmt.Errorf("manager: runnables still running after %v", m.opts.GracefulShutdownTimeout))
 	}
