@@ -1,30 +1,13 @@
 package cache
 
-import "time"
+import "github.com/setpoint-dev/setpoint/pkg/clock"
 
 // Clock is the time source of reflectors and informers. Tests inject one,
 // or run under testing/synctest, where RealClock is already virtual.
-type Clock interface {
-	Now() time.Time
-	NewTimer(d time.Duration) Timer
-}
+type Clock = clock.Clock
 
 // Timer is the part of *time.Timer the cache uses.
-type Timer interface {
-	C() <-chan time.Time
-	Stop() bool
-}
+type Timer = clock.Timer
 
 // RealClock is the wall clock.
-type RealClock struct{}
-
-// Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
-
-// NewTimer returns a time.Timer.
-func (RealClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
-
-type realTimer struct{ t *time.Timer }
-
-func (t realTimer) C() <-chan time.Time { return t.t.C }
-func (t realTimer) Stop() bool          { return t.t.Stop() }
+type RealClock = clock.Real
