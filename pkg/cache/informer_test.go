@@ -21,38 +21,57 @@ import (
 
 type CM = *corev1.ConfigMap
 
-// calls records what a handler is told, as text.
-type calls struct {
+// calls records what a handler is told, as text:
+// "add ns/name@rv [initial]", "update ns/name@old->new",
+// "delete ns/name@rv".
+type calls[T Object] struct {
 	mu  sync.Mutex
 	got []string
-	// objs keeps update pairs, to check old == new on resync.
-	pairs [][2]CM
+	// pairs keeps update pairs, to check old == new on resync.
+	pairs [][2]T
 }
 
-func (c *calls) record(s string) {
+func (c *calls[T]) record(s string) {
 	c.mu.Lock()
 	c.got = append(c.got, s)
 	c.mu.Unlock()
 }
 
-func (c *calls) OnAdd(o CM, initial bool) {
-	s := "add " + Key(o) + "@" + o.ResourceVersion
+func (c *calls[T]) OnAdd(o T, initial bool) {
+	s := "add " + Key(o) + "@" + o.GetResourceVersion()
 	if initial {
 		s += " initial"
 	}
 	c.record(s)
 }
 
-func (c *calls) OnUpdate(old, new CM) {
+func (c *calls[T]) OnUpdate(old, new T) {
 	c.mu.Lock()
-	c.pairs = append(c.pairs, [2]CM{old, new})
+	c.pairs = append(c.pairs, [2]T{old, new})
 	c.mu.Unlock()
-	c.record(fmt.Sprintf("update %s@%s->%s", Key(new), old.ResourceVersion, new.ResourceVersion))
+	c.record(fmt.Sprintf("update %s@%s->%s", Key(new), old.GetResourceVersion(), new.GetResourceVersion()))
 }
 
-func (c *calls) OnDelete(o CM) { c.record("delete " + Key(o) + "@" + o.ResourceVersion) }
+func (c *calls[T]) OnDelete(o T) { c.record("delete " + Key(o) + "@" + o.GetResourceVersion()) }
 
-func (c *calls) take() []string {
+// len is how many calls were recorded since the last take.
+func (c *calls[T]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.got)
+}
+
+// last is the latest call recorded since the last take.
+func (c *calls[T]) last() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.got) == 0 {
+		return ""
+	}
+	return c.got[len(c.got)-1]
+}
+
+func (c *calls[T]) take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.got
@@ -90,7 +109,7 @@ func TestInformerRelistTellsOnlyChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := &fakeLW{}
 		inf := NewInformer[CM](lw, quietOpts())
-		h := &calls{}
+		h := &calls[CM]{}
 		if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +136,7 @@ func TestInformerWatchDeleteCarriesFinalState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := &fakeLW{}
 		inf := NewInformer[CM](lw, quietOpts())
-		h := &calls{}
+		h := &calls[CM]{}
 		inf.AddHandler(h, HandlerOptions{})
 		runInformer(t, inf)
 		synctest.Wait()
@@ -142,7 +161,7 @@ func TestInformerLateHandlerGetsCurrentState(t *testing.T) {
 		lw.lastWatch().Modify(cm("a", "x", "3"))
 		synctest.Wait()
 
-		h := &calls{}
+		h := &calls[CM]{}
 		release := make(chan struct{})
 		blocking := HandlerFuncs[CM]{AddFunc: func(o CM, initial bool) { <-release; h.OnAdd(o, initial) },
 			UpdateFunc: h.OnUpdate, DeleteFunc: h.OnDelete}
@@ -202,7 +221,7 @@ func TestInformerResync(t *testing.T) {
 		opts := quietOpts()
 		opts.ResyncPeriod = time.Minute
 		inf := NewInformer[CM](lw, opts)
-		h, fast := &calls{}, &calls{}
+		h, fast := &calls[CM]{}, &calls[CM]{}
 		inf.AddHandler(h, HandlerOptions{})
 		inf.AddHandler(fast, HandlerOptions{ResyncPeriod: 10 * time.Second})
 		runInformer(t, inf)

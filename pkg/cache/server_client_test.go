@@ -4,13 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	setpointclient "github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
 // TestWithSetpointClient runs a typed informer on Setpoint's own client:
@@ -27,7 +28,7 @@ func TestWithSetpointClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := apiservertest.Start(t)
 			var log requestLog
-			c, err := setpointclient.New(log.wrap(srv.Config), setpointclient.Options{Logger: discardLogger()})
+			c, err := client.New(log.wrap(srv.Config), client.Options{Logger: discardLogger()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,18 +48,22 @@ func TestWithSetpointClient(t *testing.T) {
 			}
 			inf := NewInformer[CM](lw, InformerOptions[CM]{ReflectorOptions: ReflectorOptions[CM]{
 				Name: "setpoint-client", Logger: discardLogger(), Backoff: fastBackoff, DisableWatchList: tc.paged}})
-			h := &calls{}
+			h := &calls[CM]{}
 			if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			runInformer(t, inf)
 			syncOrFail(t, inf)
-			eventually(t, "the initial add", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.got) == 1 })
+			eventually(t, "the initial add", func() bool { return h.len() == 1 })
 			if got, want := h.take()[0], "add default/first@"+first.ResourceVersion+" initial"; got != want {
 				t.Fatalf("got %q, want %q", got, want)
 			}
 
 			second := create("second", "1")
+			// The handler must see second before it goes: an add and a
+			// delete it has not yet been told of cancel out.
+			eventually(t, "the add", func() bool { return h.len() == 1 })
+			firstRV := first.ResourceVersion
 			first.Data["v"] = "2"
 			if err := c.Update(ctx, first); err != nil {
 				t.Fatal(err)
@@ -66,12 +71,13 @@ func TestWithSetpointClient(t *testing.T) {
 			if err := c.Delete(ctx, second); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "three events", func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.got) == 3 })
-			got := strings.Join(h.take(), ", ")
-			for _, want := range []string{"add default/second@", "update default/first@", "delete default/second@"} {
-				if !strings.Contains(got, want) {
-					t.Errorf("events %q lack %q", got, want)
-				}
+			eventually(t, "three events", func() bool { return h.len() == 3 })
+			time.Sleep(20 * time.Millisecond) // nothing else may come
+			// In key order; a delete carries the version of the delete.
+			got := sorted(h.take())
+			want := []string{"add default/second@" + second.ResourceVersion, "delete default/second@", "update default/first@" + firstRV + "->" + first.ResourceVersion}
+			if len(got) != 3 || got[0] != want[0] || !strings.HasPrefix(got[1], want[1]) || got[2] != want[2] {
+				t.Errorf("events\n got %q\nwant %q (the delete with its version)", got, want)
 			}
 			if objs := inf.Lister().Namespace("default").List(labels.Everything()); len(objs) != 1 || objs[0].Data["v"] != "2" {
 				t.Errorf("lister holds %v, want first with v=2", objs)

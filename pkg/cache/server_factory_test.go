@@ -2,59 +2,70 @@ package cache
 
 import (
 	"context"
-	"strings"
+	"fmt"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/metadata"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // TestServerFactoryShares: two consumers of one Source share one
-// informer and one watch; other scopes and a metadata-only view get their
-// own; asking for a Source with another type is refused.
+// informer and one watch; other scopes, another kind and metadata-only
+// views get their own; asking for a Source with another type is refused.
+// The factory builds its ListerWatchers from one Setpoint client: typed
+// for ConfigMaps, unstructured for a custom resource, metadata-only when
+// asked.
 func TestServerFactoryShares(t *testing.T) {
+	// What a metadata-only request puts in its Accept header.
+	const metadataOnly = "as=PartialObjectMetadata"
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.namespace("team")
-	c.create(newCM("default", "a", map[string]string{"app": "web"}, "big", "payload"))
-	c.create(newCM("team", "b", nil))
+	w := newWriter(t, srv.Config)
+	w.namespace("team")
+	w.create(widgetCRD())
+	a, b := newCM("default", "a", map[string]string{"app": "web"}, "big", "payload"), newCM("team", "b", nil)
+	w.create(a)
+	w.create(b)
+	w.create(newWidget("team", "gear", map[string]string{"app": "web"}, map[string]any{"teeth": int64(12)}))
 
 	var log requestLog
-	cfg := log.wrap(srv.Config)
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	meta := metadata.NewForConfigOrDie(cfg)
-	resources := map[schema.GroupVersionKind]schema.GroupVersionResource{cmGVK: cmGVR}
+	c := newClient(t, log.wrap(srv.Config))
 	newLW := func(src Source) (ListerWatcher, error) {
-		gvr := resources[src.GVK]
 		if src.MetadataOnly {
-			return metaLW{meta.Resource(gvr).Namespace(src.Namespace)}, nil
+			return c.MetadataListerWatcher(src.GVK, src.Namespace)
 		}
-		ri := dyn.Resource(gvr).Namespace(src.Namespace)
-		return dynLW{get: func() dynamic.ResourceInterface { return ri }}, nil
+		return c.ListerWatcher(src.GVK, src.Namespace)
 	}
 	f := NewFactory(newLW, FactoryOptions{Logger: discardLogger()})
 
 	all := Source{GVK: cmGVK}
-	first, err := InformerFor[U](f, all)
+	first, err := InformerFor[CM](f, all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := InformerFor[U](f, all)
+	second, _ := InformerFor[CM](f, all)
 	if first != second {
 		t.Fatal("two informers for one Source")
 	}
-	web, _ := InformerFor[U](f, Source{GVK: cmGVK, LabelSelector: "app=web"})
-	team, _ := InformerFor[U](f, Source{GVK: cmGVK, Namespace: "team"})
+	web, _ := InformerFor[CM](f, Source{GVK: cmGVK, LabelSelector: "app=web"})
+	team, _ := InformerFor[CM](f, Source{GVK: cmGVK, Namespace: "team"})
 	metaInf, err := MetadataInformerFor(f, all)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := InformerFor[*metav1.PartialObjectMetadata](f, all); err == nil {
 		t.Error("the same Source as another type: no error")
+	}
+	if _, err := InformerFor[U](f, all); err == nil {
+		t.Error("the same Source as unstructured: no error")
+	}
+	widgets, err := InformerFor[U](f, Source{GVK: widgetGVK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgetMeta, err := MetadataInformerFor(f, Source{GVK: widgetGVK, Namespace: "team"})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -65,14 +76,23 @@ func TestServerFactoryShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Asked for while running: starts at once.
-	late, _ := InformerFor[U](f, Source{GVK: cmGVK, FieldSelector: "metadata.name=b"})
+	late, _ := InformerFor[CM](f, Source{GVK: cmGVK, FieldSelector: "metadata.name=b"})
 	syncOrFail(t, late)
 
-	h1, h2 := &ucalls{}, &ucalls{}
+	h1, h2 := &calls[CM]{}, &calls[CM]{}
 	first.AddHandler(h1, HandlerOptions{})
 	second.AddHandler(h2, HandlerOptions{})
-	c.create(newCM("default", "c", nil))
+	cNew := newCM("default", "c", nil)
+	w.create(cNew)
 	eventually(t, "both consumers", func() bool { return h1.len() == 3 && h2.len() == 3 })
+	for i, h := range []*calls[CM]{h1, h2} {
+		eq(t, fmt.Sprintf("consumer %d", i+1), sorted(h.take()), []string{
+			"add default/a@" + a.ResourceVersion + " initial",
+			"add default/c@" + cNew.ResourceVersion,
+			"add team/b@" + b.ResourceVersion + " initial",
+		})
+	}
+	eventually(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 3 })
 
 	for _, tt := range []struct {
 		name string
@@ -83,29 +103,44 @@ func TestServerFactoryShares(t *testing.T) {
 		{"web", keys(web.Lister().List(nil)), []string{"default/a"}},
 		{"team", keys(team.Lister().List(nil)), []string{"team/b"}},
 		{"late", keys(late.Lister().List(nil)), []string{"team/b"}},
+		{"metadata", keys(metaInf.Lister().List(nil)), []string{"default/a", "default/c", "team/b"}},
+		{"widgets", keys(widgets.Lister().List(nil)), []string{"team/gear"}},
+		{"widget metadata", keys(widgetMeta.Lister().List(nil)), []string{"team/gear"}},
 	} {
 		eq(t, tt.name, tt.got, tt.want)
 	}
-	eventually(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 3 })
-	if m, ok := metaInf.Lister().Namespace("default").Get("a"); !ok || m.Labels["app"] != "web" {
+	if m, ok := metaInf.Lister().Namespace("default").Get("a"); !ok || m.Labels["app"] != "web" || m.Kind != "ConfigMap" {
 		t.Errorf("metadata object: %+v", m)
 	}
+	if g, ok := widgets.Lister().Namespace("team").Get("gear"); !ok || g.Object["spec"].(map[string]any)["teeth"] != int64(12) {
+		t.Errorf("widget: %v", g)
+	}
+	if m, ok := widgetMeta.Lister().Namespace("team").Get("gear"); !ok || m.Labels["app"] != "web" || m.Kind != "Widget" {
+		t.Errorf("widget metadata: %+v", m)
+	}
 
-	// One watch per Source: all (shared by two consumers), metadata,
-	// web, team, late.
-	unselected := 0
-	for _, r := range log.all() {
-		if strings.Contains(r, "/api/v1/configmaps?") && strings.Contains(r, "watch=true") && !strings.Contains(r, "Selector=") {
-			unselected++
+	// One watch per Source: the full ConfigMap one shared by two
+	// consumers, and one each for metadata, web, team, late and the two
+	// Widget views.
+	for _, tt := range []struct {
+		parts []string
+		want  int
+	}{
+		{[]string{"watch=true"}, 7},
+		{[]string{"/api/v1/configmaps?", "watch=true"}, 4},
+		{[]string{"/api/v1/namespaces/team/configmaps?", "watch=true"}, 1},
+		{[]string{"/api/v1/configmaps?", "labelSelector=app%3Dweb"}, 1},
+		{[]string{"/api/v1/configmaps?", "fieldSelector=metadata.name%3Db"}, 1},
+		{[]string{"/apis/example.com/v1/widgets?", "watch=true"}, 1},
+		{[]string{"/apis/example.com/v1/namespaces/team/widgets?", "watch=true", metadataOnly}, 1},
+		{[]string{"watch=true", metadataOnly}, 2},
+		// The two unselected cluster-wide ConfigMap watches: the full
+		// objects and metadata only.
+		{[]string{"/api/v1/configmaps?", "watch=true", "!Selector=", "!" + metadataOnly}, 1},
+		{[]string{"/api/v1/configmaps?", "watch=true", "!Selector=", metadataOnly}, 1},
+	} {
+		if got := log.count(tt.parts...); got != tt.want {
+			t.Errorf("%d requests with %q, want %d; requests:\n%q", got, tt.parts, tt.want, log.all())
 		}
-	}
-	if unselected != 2 {
-		t.Errorf("%d cluster-wide watches, want 2 (full and metadata): %q", unselected, log.all())
-	}
-	if n := log.count("watch=true"); n != 5 {
-		t.Errorf("%d watches, want 5: %q", n, log.all())
-	}
-	if n := log.count("labelSelector=app%3Dweb"); n != 1 {
-		t.Errorf("%d label-selected requests, want 1", n)
 	}
 }

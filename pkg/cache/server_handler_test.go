@@ -3,7 +3,6 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,24 +21,24 @@ import (
 // hears of the short-lived object. A fast handler beside it keeps up.
 func TestServerSlowHandlerCoalesces(t *testing.T) {
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.namespace("slow")
+	w := newWriter(t, srv.Config)
+	w.namespace("slow")
 	reg := prometheus.NewPedanticRegistry()
-	opts := serverOpts("configmaps")
+	opts := serverOpts[CM]("configmaps")
 	opts.Registerer = reg
-	inf := NewInformer[U](newDynLW(t, srv.Config, "slow"), opts)
+	inf := NewInformer[CM](cmLW(t, srv.Config, "slow"), opts)
 
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	slow := &ucalls{}
-	slowReg, _ := inf.AddHandler(HandlerFuncs[U]{
-		AddFunc: func(o U, initial bool) {
+	slow := &calls[CM]{}
+	slowReg, _ := inf.AddHandler(HandlerFuncs[CM]{
+		AddFunc: func(o CM, initial bool) {
 			slow.OnAdd(o, initial)
 			once.Do(func() { close(entered); <-release })
 		},
 		UpdateFunc: slow.OnUpdate, DeleteFunc: slow.OnDelete,
 	}, HandlerOptions{Name: "slow"})
-	fast := &ucalls{}
+	fast := &calls[CM]{}
 	inf.AddHandler(fast, HandlerOptions{Name: "fast"})
 	runInformer(t, inf)
 	var releaseOnce sync.Once
@@ -47,25 +46,23 @@ func TestServerSlowHandlerCoalesces(t *testing.T) {
 	t.Cleanup(unblock) // before the informer's cleanup, which waits for handlers
 	syncOrFail(t, inf)
 
-	hot := c.create(newCM("slow", "hot", nil, "n", "0"))
+	hot := newCM("slow", "hot", nil, "n", "0")
+	w.create(hot)
 	<-entered // the slow handler is stuck in OnAdd(hot)
-	first := hot.GetResourceVersion()
-	c.create(newCM("slow", "brief", nil))
-	c.delete("slow", "brief")
+	first := hot.ResourceVersion
+	brief := newCM("slow", "brief", nil)
+	w.create(brief)
+	w.delete(brief)
 	for i := 1; i <= 50; i++ {
-		hot.Object["data"] = map[string]any{"n": fmt.Sprint(i)}
-		hot = c.update(hot)
+		hot.Data = map[string]string{"n": fmt.Sprint(i)}
+		w.update(hot)
 	}
-	last := hot.GetResourceVersion()
+	last := hot.ResourceVersion
 	eventually(t, "the cache to see the last update", func() bool {
 		o, ok := inf.Lister().Namespace("slow").Get("hot")
-		return ok && o.GetResourceVersion() == last
+		return ok && o.ResourceVersion == last
 	})
-	eventually(t, "the fast handler", func() bool {
-		fast.mu.Lock()
-		defer fast.mu.Unlock()
-		return len(fast.got) > 0 && strings.HasSuffix(fast.got[len(fast.got)-1], "->"+last)
-	})
+	eventually(t, "the fast handler", func() bool { return strings.HasSuffix(fast.last(), "->"+last) })
 	if got := slowReg.Pending(); got != 1 {
 		t.Errorf("slow handler pending %d, want 1", got)
 	}
@@ -81,47 +78,48 @@ informer_handler_pending{handler="slow",informer="configmaps"} 1
 	unblock()
 	eventually(t, "the slow handler", func() bool { return slowReg.Pending() == 0 && slow.len() == 2 })
 	time.Sleep(20 * time.Millisecond) // nothing else may come
-	eq(t, "slow handler", slow.take(), []string{"add slow/hot", fmt.Sprintf("update slow/hot %s->%s", first, last)})
+	eq(t, "slow handler", slow.take(), []string{"add slow/hot@" + first, fmt.Sprintf("update slow/hot@%s->%s", first, last)})
 }
 
 // TestServerLateHandler adds a handler to a synced informer: it gets the
 // current state as initial adds, then live changes.
 func TestServerLateHandler(t *testing.T) {
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.create(newCM("default", "a", nil))
-	c.create(newCM("default", "b", nil))
-	inf := NewInformer[U](newDynLW(t, srv.Config, "default"), serverOpts("late"))
+	w := newWriter(t, srv.Config)
+	a, b := newCM("default", "a", nil), newCM("default", "b", nil)
+	w.create(a)
+	w.create(b)
+	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), serverOpts[CM]("late"))
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	c.delete("default", "b")
+	w.delete(b)
 	eventually(t, "the delete", func() bool { return len(inf.Lister().List(nil)) == 1 })
 
-	h := &ucalls{}
+	h := &calls[CM]{}
 	reg, err := inf.AddHandler(h, HandlerOptions{Name: "late"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	syncOrFail(t, reg)
-	eq(t, "late handler", h.take(), []string{"add default/a initial"})
-	c.create(newCM("default", "c", nil))
+	eq(t, "late handler", h.take(), []string{"add default/a@" + a.ResourceVersion + " initial"})
+	c := newCM("default", "c", nil)
+	w.create(c)
 	eventually(t, "a live add", func() bool { return h.len() == 1 })
-	eq(t, "then", h.take(), []string{"add default/c"})
+	eq(t, "then", h.take(), []string{"add default/c@" + c.ResourceVersion})
 }
 
 // TestServerMutationDetected catches a handler that modifies what it is
 // given, naming the handler and the object.
 func TestServerMutationDetected(t *testing.T) {
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.create(newCM("default", "victim", nil))
+	newWriter(t, srv.Config).create(newCM("default", "victim", nil))
 	var mu sync.Mutex
 	var found []error
-	opts := serverOpts("checked")
+	opts := serverOpts[CM]("checked")
 	opts.CheckMutations = true
 	opts.OnMutation = func(err error) { mu.Lock(); found = append(found, err); mu.Unlock() }
-	inf := NewInformer[U](newDynLW(t, srv.Config, "default"), opts)
-	inf.AddHandler(HandlerFuncs[U]{AddFunc: func(o U, _ bool) {
+	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
+	inf.AddHandler(HandlerFuncs[CM]{AddFunc: func(o CM, _ bool) {
 		o.SetLabels(map[string]string{"oops": "true"}) // should have been o.DeepCopy()
 	}}, HandlerOptions{Name: "careless"})
 	runInformer(t, inf)
@@ -138,18 +136,22 @@ func TestServerMutationDetected(t *testing.T) {
 func TestServerTransform(t *testing.T) {
 	srv := apiservertest.Start(t)
 	seedConfigMaps(t, srv.Storage, "default", 3)
-	opts := serverOpts("trim")
-	opts.Transform = func(u U) (U, error) {
-		delete(u.Object, "data")
-		u.SetAnnotations(map[string]string{"trimmed": "yes"})
-		return u, nil
+	opts := serverOpts[CM]("trim")
+	opts.Transform = func(o CM) (CM, error) {
+		o.Data = nil
+		o.Annotations = map[string]string{"trimmed": "yes"}
+		return o, nil
 	}
-	inf := NewInformer[U](newDynLW(t, srv.Config, "default"), opts)
+	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	for _, o := range inf.Lister().List(nil) {
-		if len(o.GetManagedFields()) != 0 || o.Object["data"] != nil || o.GetAnnotations()["trimmed"] != "yes" {
-			t.Errorf("%s not trimmed: %v", Key(o), o.Object)
+	objs := inf.Lister().List(nil)
+	if len(objs) != 3 {
+		t.Errorf("cached %d objects, want 3", len(objs))
+	}
+	for _, o := range objs {
+		if len(o.ManagedFields) != 0 || o.Data != nil || o.Annotations["trimmed"] != "yes" {
+			t.Errorf("%s not trimmed: %+v", Key(o), o)
 		}
 	}
 }
@@ -157,14 +159,13 @@ func TestServerTransform(t *testing.T) {
 // TestServerResync re-delivers every object as an update with old == new.
 func TestServerResync(t *testing.T) {
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.create(newCM("default", "a", nil))
-	opts := serverOpts("resync")
+	newWriter(t, srv.Config).create(newCM("default", "a", nil))
+	opts := serverOpts[CM]("resync")
 	opts.ResyncPeriod = 50 * time.Millisecond
-	inf := NewInformer[U](newDynLW(t, srv.Config, "default"), opts)
+	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
 	var mu sync.Mutex
 	same := 0
-	inf.AddHandler(HandlerFuncs[U]{UpdateFunc: func(old, new U) {
+	inf.AddHandler(HandlerFuncs[CM]{UpdateFunc: func(old, new CM) {
 		mu.Lock()
 		defer mu.Unlock()
 		if old == new {
@@ -181,19 +182,26 @@ func TestServerResync(t *testing.T) {
 // the selector's view, and relabelled in is added.
 func TestServerScopes(t *testing.T) {
 	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
-	c.namespace("one")
-	c.namespace("two")
-	c.create(newCM("one", "web", map[string]string{"app": "web"}))
-	c.create(newCM("one", "db", map[string]string{"app": "db"}))
-	moving := c.create(newCM("two", "web", map[string]string{"app": "web"}))
+	w := newWriter(t, srv.Config)
+	w.namespace("one")
+	w.namespace("two")
+	staying := newCM("one", "web", map[string]string{"app": "web"})
+	w.create(staying)
+	w.create(newCM("one", "db", map[string]string{"app": "db"}))
+	moving := newCM("two", "web", map[string]string{"app": "web"})
+	w.create(moving)
 
-	scoped := func(name, ns, labels, fields string) (*Informer[U], *ucalls) {
-		opts := serverOpts(name)
+	var handlers []Syncer
+	scoped := func(name, ns, labels, fields string) (*Informer[CM], *calls[CM]) {
+		opts := serverOpts[CM](name)
 		opts.LabelSelector, opts.FieldSelector = labels, fields
-		inf := NewInformer[U](newDynLW(t, srv.Config, ns), opts)
-		h := &ucalls{}
-		inf.AddHandler(h, HandlerOptions{})
+		inf := NewInformer[CM](cmLW(t, srv.Config, ns), opts)
+		h := &calls[CM]{}
+		reg, err := inf.AddHandler(h, HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		handlers = append(handlers, reg)
 		runInformer(t, inf)
 		return inf, h
 	}
@@ -202,7 +210,7 @@ func TestServerScopes(t *testing.T) {
 	nameInf, _ := scoped("name", "", "", "metadata.name=db")
 	syncOrFail(t, nsInf, webInf, nameInf)
 	for _, tt := range []struct {
-		inf  *Informer[U]
+		inf  *Informer[CM]
 		want []string
 	}{
 		{nsInf, []string{"one/db", "one/web"}},
@@ -211,25 +219,25 @@ func TestServerScopes(t *testing.T) {
 	} {
 		eq(t, tt.inf.Name(), keys(tt.inf.Lister().List(nil)), tt.want)
 	}
-	webCalls.take()
+	// The handler must have had its initial adds before the relabelling,
+	// or they would be counted as its effects.
+	syncOrFail(t, handlers...)
+	eq(t, "web handler", sorted(webCalls.take()), []string{
+		"add one/web@" + staying.ResourceVersion + " initial",
+		"add two/web@" + moving.ResourceVersion + " initial",
+	})
 
-	moving.SetLabels(map[string]string{"app": "other"})
-	moving = c.update(moving)
+	moving.Labels = map[string]string{"app": "other"}
+	w.update(moving)
 	eventually(t, "leaving the selector", func() bool { return webCalls.len() == 1 })
-	moving.SetLabels(map[string]string{"app": "web"})
-	c.update(moving)
+	moving.Labels = map[string]string{"app": "web"}
+	w.update(moving)
 	eventually(t, "entering it again", func() bool { return webCalls.len() == 2 })
 	got := webCalls.take()
-	if !strings.HasPrefix(got[0], "delete two/web ") || got[1] != "add two/web" {
+	if len(got) != 2 || !strings.HasPrefix(got[0], "delete two/web@") || got[1] != "add two/web@"+moving.ResourceVersion {
 		t.Errorf("relabelling: %q", got)
 	}
-}
-
-func keys(objs []U) []string {
-	var out []string
-	for _, o := range objs {
-		out = append(out, Key(o))
+	if _, ok := webInf.Lister().Namespace("two").Get("web"); !ok {
+		t.Error("the relabelled object is not back in the selector's view")
 	}
-	slices.Sort(out)
-	return out
 }

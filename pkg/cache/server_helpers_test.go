@@ -5,77 +5,65 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
-// Tests drive the cache against a real server through client-go's
-// dynamic and metadata clients (tests only: the product uses Setpoint's
-// own client). Their List methods return concrete list types, so each
-// needs a small adapter to be a ListerWatcher.
+// Tests against a real server use Setpoint's own client, as the product
+// does: its ListerWatcher feeds the cache (typed for built-in kinds,
+// unstructured for custom resources, metadata-only on request) and its
+// writes make the changes the cache must see.
 
 type U = *unstructured.Unstructured
 
 var (
-	cmGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	cmGVK = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	cmGVK     = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	widgetGVK = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 )
 
-// dynLW lists and watches through whatever dynamic client get returns,
-// so a test can point it at a restarted server.
-type dynLW struct {
-	get func() dynamic.ResourceInterface
-}
-
-func (d dynLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	l, err := d.get().List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-func (d dynLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return d.get().Watch(ctx, opts)
-}
-
-func newDynLW(t testing.TB, cfg *rest.Config, ns string) dynLW {
+// newClient is Setpoint's client for cfg, quiet.
+func newClient(t testing.TB, cfg *rest.Config) *client.Client {
 	t.Helper()
-	ri := dynamic.NewForConfigOrDie(cfg).Resource(cmGVR).Namespace(ns)
-	return dynLW{get: func() dynamic.ResourceInterface { return ri }}
-}
-
-// metaLW is the same for the metadata client.
-type metaLW struct{ ri metadata.ResourceInterface }
-
-func (m metaLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	l, err := m.ri.List(ctx, opts)
+	c, err := client.New(cfg, client.Options{Logger: discardLogger()})
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	return l, nil
+	return c
 }
 
-func (m metaLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return m.ri.Watch(ctx, opts)
+// newLW is the ListerWatcher of c for gvk in namespace ns.
+func newLW(t testing.TB, c *client.Client, gvk schema.GroupVersionKind, ns string) ListerWatcher {
+	t.Helper()
+	lw, err := c.ListerWatcher(gvk, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lw
 }
 
-// requestLog records the requests a client makes, as "VERB path?query".
+// cmLW lists and watches ConfigMaps in ns on the server cfg reaches.
+func cmLW(t testing.TB, cfg *rest.Config, ns string) ListerWatcher {
+	t.Helper()
+	return newLW(t, newClient(t, cfg), cmGVK, ns)
+}
+
+// requestLog records the requests a client makes, as
+// "VERB path?query accept=<Accept header>".
 type requestLog struct {
 	mu   sync.Mutex
 	reqs []string
@@ -86,7 +74,7 @@ func (l *requestLog) wrap(cfg *rest.Config) *rest.Config {
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			l.mu.Lock()
-			l.reqs = append(l.reqs, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
+			l.reqs = append(l.reqs, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery+" accept="+r.Header.Get("Accept"))
 			l.mu.Unlock()
 			return rt.RoundTrip(r)
 		})
@@ -100,13 +88,18 @@ func (l *requestLog) all() []string {
 	return append([]string(nil), l.reqs...)
 }
 
-// count returns how many requests contain every one of parts.
+// count returns how many requests contain every one of parts, except
+// that a part written "!text" must not be there.
 func (l *requestLog) count(parts ...string) int {
 	n := 0
 	for _, r := range l.all() {
 		ok := true
 		for _, p := range parts {
-			ok = ok && strings.Contains(r, p)
+			if absent, isNot := strings.CutPrefix(p, "!"); isNot {
+				ok = ok && !strings.Contains(r, absent)
+			} else {
+				ok = ok && strings.Contains(r, p)
+			}
 		}
 		if ok {
 			n++
@@ -125,7 +118,6 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func seedConfigMaps(t testing.TB, store storage.Interface, ns string, n int) {
 	t.Helper()
 	ctx := context.Background()
-	prefix := registry.PrefixFor(cmGVR.GroupResource()) + ns + "/"
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i := range n {
 		name := fmt.Sprintf("cm-%05d", i)
@@ -148,7 +140,7 @@ func seedConfigMaps(t testing.TB, store storage.Interface, ns string, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := store.Create(ctx, prefix+name, b); err != nil {
+		if _, err := store.Create(ctx, storeKey(ns, name), b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,113 +148,89 @@ func seedConfigMaps(t testing.TB, store storage.Interface, ns string, n int) {
 
 // storeKey is a ConfigMap's storage key.
 func storeKey(ns, name string) string {
-	return registry.PrefixFor(cmGVR.GroupResource()) + ns + "/" + name
+	return registry.PrefixFor(cmResource) + ns + "/" + name
 }
 
-func newCM(ns, name string, labels map[string]string, data ...string) U {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+func newCM(ns, name string, labels map[string]string, data ...string) CM {
+	c := cm(ns, name, "", data...)
+	c.Labels = labels
+	return c
+}
+
+// newWidget is a custom resource of the kind widgetCRD defines.
+func newWidget(ns, name string, labels map[string]string, spec map[string]any) U {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(widgetGVK)
 	u.SetNamespace(ns)
 	u.SetName(name)
-	if labels != nil {
-		u.SetLabels(labels)
-	}
-	d := map[string]any{}
-	for i := 0; i+1 < len(data); i += 2 {
-		d[data[i]] = data[i+1]
-	}
-	u.Object["data"] = d
+	u.SetLabels(labels)
 	return u
 }
 
-// client is a dynamic client for test writes.
-type client struct {
-	t   testing.TB
-	dyn dynamic.Interface
-}
-
-func newClient(t testing.TB, cfg *rest.Config) *client {
-	return &client{t: t, dyn: dynamic.NewForConfigOrDie(cfg)}
-}
-
-func (c *client) namespace(name string) {
-	c.t.Helper()
-	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
-	if _, err := c.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
-		c.t.Fatal(err)
+// widgetCRD defines Widgets: namespaced, any content kept.
+func widgetCRD() *apiextensionsv1.CustomResourceDefinition {
+	keep := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: widgetGVK.Group,
+			Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{
+				Plural: "widgets", Singular: "widget", Kind: widgetGVK.Kind, ListKind: widgetGVK.Kind + "List",
+			},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: widgetGVK.Version, Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &keep,
+				}},
+			}},
+		},
 	}
 }
 
-func (c *client) create(u U) U {
-	c.t.Helper()
-	out, err := c.dyn.Resource(cmGVR).Namespace(u.GetNamespace()).Create(context.Background(), u, metav1.CreateOptions{})
-	if err != nil {
-		c.t.Fatal(err)
+// writer makes a test's changes through Setpoint's client, failing the
+// test on any error. Writes read the server's copy back into the object
+// given, so its resourceVersion is the one the cache will see.
+type writer struct {
+	t testing.TB
+	c *client.Client
+}
+
+func newWriter(t testing.TB, cfg *rest.Config) writer {
+	return writer{t: t, c: newClient(t, cfg)}
+}
+
+func (w writer) namespace(name string) {
+	w.t.Helper()
+	w.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+}
+
+func (w writer) create(obj client.Object) {
+	w.t.Helper()
+	if err := w.c.Create(context.Background(), obj); err != nil {
+		w.t.Fatal(err)
 	}
-	return out
 }
 
-func (c *client) update(u U) U {
-	c.t.Helper()
-	out, err := c.dyn.Resource(cmGVR).Namespace(u.GetNamespace()).Update(context.Background(), u, metav1.UpdateOptions{})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return out
-}
-
-func (c *client) delete(ns, name string) {
-	c.t.Helper()
-	if err := c.dyn.Resource(cmGVR).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-		c.t.Fatal(err)
+func (w writer) update(obj client.Object) {
+	w.t.Helper()
+	if err := w.c.Update(context.Background(), obj); err != nil {
+		w.t.Fatal(err)
 	}
 }
 
-// ucalls records what a handler of unstructured objects is told.
-type ucalls struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (c *ucalls) record(s string) {
-	c.mu.Lock()
-	c.got = append(c.got, s)
-	c.mu.Unlock()
-}
-
-// len is how many calls were recorded since the last take.
-func (c *ucalls) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.got)
-}
-
-func (c *ucalls) OnAdd(o U, initial bool) {
-	s := "add " + Key(o)
-	if initial {
-		s += " initial"
+func (w writer) delete(obj client.Object) {
+	w.t.Helper()
+	if err := w.c.Delete(context.Background(), obj); err != nil {
+		w.t.Fatal(err)
 	}
-	c.record(s)
-}
-
-func (c *ucalls) OnUpdate(old, new U) {
-	c.record(fmt.Sprintf("update %s %s->%s", Key(new), old.GetResourceVersion(), new.GetResourceVersion()))
-}
-
-func (c *ucalls) OnDelete(o U) { c.record("delete " + Key(o) + " " + o.GetResourceVersion()) }
-
-func (c *ucalls) take() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	g := c.got
-	c.got = nil
-	return g
 }
 
 // fastBackoff keeps server tests quick across restarts.
 var fastBackoff = Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, ResetAfter: time.Minute, Jitter: 0.5}
 
-func serverOpts(name string) InformerOptions[U] {
-	return InformerOptions[U]{ReflectorOptions: ReflectorOptions[U]{Name: name, Logger: discardLogger(), Backoff: fastBackoff}}
+func serverOpts[T Object](name string) InformerOptions[T] {
+	return InformerOptions[T]{ReflectorOptions: ReflectorOptions[T]{Name: name, Logger: discardLogger(), Backoff: fastBackoff}}
 }
 
 // syncOrFail waits for informers to sync.
@@ -285,4 +253,22 @@ func eventually(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// keys returns the sorted keys of objs.
+func keys[T Object](objs []T) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, Key(o))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sorted returns s sorted, for comparing notifications whose order
+// across keys is not defined.
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

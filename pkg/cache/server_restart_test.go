@@ -3,16 +3,17 @@ package cache
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
@@ -32,21 +33,19 @@ func TestServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cur atomic.Pointer[dynamic.ResourceInterface]
+	// The restarted server has a new address and credentials, so the
+	// informer's ListerWatcher is switched to a client for it.
 	var log requestLog
-	point := func(s *apiservertest.Server) {
-		ri := dynamic.NewForConfigOrDie(log.wrap(s.Config)).Resource(cmGVR).Namespace("default")
-		cur.Store(&ri)
+	lw := &switchLW{}
+	lw.point(cmLW(t, log.wrap(srv1.Config), "default"))
+	w := newWriter(t, srv1.Config)
+	keep, change, gone := newCM("default", "keep", nil, "v", "1"), newCM("default", "change", nil, "v", "1"), newCM("default", "gone", nil, "v", "1")
+	for _, o := range []CM{keep, change, gone} {
+		w.create(o)
 	}
-	point(srv1)
-	c := newClient(t, srv1.Config)
-	keep := c.create(newCM("default", "keep", nil, "v", "1"))
-	c.create(newCM("default", "change", nil, "v", "1"))
-	gone := c.create(newCM("default", "gone", nil, "v", "1"))
 
-	lw := dynLW{get: func() dynamic.ResourceInterface { return *cur.Load() }}
-	inf := NewInformer[U](lw, serverOpts("restart"))
-	h := &ucalls{}
+	inf := NewInformer[CM](lw, serverOpts[CM]("restart"))
+	h := &calls[CM]{}
 	inf.AddHandler(h, HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
@@ -61,16 +60,21 @@ func TestServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var obj map[string]any
-	json.Unmarshal(kv.Value, &obj)
-	obj["data"] = map[string]any{"v": "2"}
-	b, _ := json.Marshal(obj)
-	if _, err := store.Update(ctx, storeKey("default", "change"), b, 0); err != nil {
+	if err := json.Unmarshal(kv.Value, &obj); err != nil {
 		t.Fatal(err)
 	}
-	newObj := newCM("default", "new", nil)
-	newObj.SetUID("uid-new")
-	b, _ = json.Marshal(newObj.Object)
-	if _, err := store.Create(ctx, storeKey("default", "new"), b); err != nil {
+	obj["data"] = map[string]any{"v": "2"}
+	b, _ := json.Marshal(obj)
+	changedRev, err := store.Update(ctx, storeKey("default", "change"), b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := newCM("default", "new", nil)
+	created.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
+	created.UID = "uid-new"
+	b, _ = json.Marshal(created)
+	createdRev, err := store.Create(ctx, storeKey("default", "new"), b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := store.Delete(ctx, storeKey("default", "gone"), 0); err != nil {
@@ -78,30 +82,49 @@ func TestServerRestart(t *testing.T) {
 	}
 
 	srv2 := apiservertest.StartWith(t, apiservertest.Options{Storage: store})
-	point(srv2)
+	lw.point(cmLW(t, log.wrap(srv2.Config), "default"))
 	eventually(t, "the changes", func() bool { return h.len() >= 3 })
-	got := h.take()
-	slices.Sort(got)
-	want := []string{"add default/new", "delete default/gone " + gone.GetResourceVersion(), "update default/change"}
-	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], want[2]) {
-		t.Errorf("after restart\n got %q\nwant %q (+versions)", got, want)
-	}
+	time.Sleep(20 * time.Millisecond) // nothing else may come
+	eq(t, "after restart", sorted(h.take()), []string{
+		fmt.Sprintf("add default/new@%d", createdRev),
+		"delete default/gone@" + gone.ResourceVersion,
+		fmt.Sprintf("update default/change@%s->%d", change.ResourceVersion, changedRev),
+	})
 	// The first server's history is gone: the resumed watch expired and
 	// the cache listed again.
 	if n := log.count("sendInitialEvents=true"); n != 2 {
 		t.Errorf("%d watch lists, want 2: %q", n, log.all())
 	}
-	if o, ok := inf.Lister().Namespace("default").Get("keep"); !ok || o.GetResourceVersion() != keep.GetResourceVersion() {
+	if o, ok := inf.Lister().Namespace("default").Get("keep"); !ok || o.ResourceVersion != keep.ResourceVersion {
 		t.Errorf("unchanged object: %v %v", o, ok)
+	}
+	if o, ok := inf.Lister().Namespace("default").Get("change"); !ok || o.Data["v"] != "2" {
+		t.Errorf("changed object: %v %v", o, ok)
 	}
 
 	// The watch goes on against the new server.
-	c2 := newClient(t, srv2.Config)
-	c2.delete("default", "keep")
+	newWriter(t, srv2.Config).delete(keep)
 	eventually(t, "a live delete", func() bool { return h.len() >= 1 })
-	if got := h.take(); len(got) != 1 || !strings.HasPrefix(got[0], "delete default/keep ") {
+	// A live delete carries the version of the delete itself.
+	if got := h.take(); len(got) != 1 || !strings.HasPrefix(got[0], "delete default/keep@") {
 		t.Errorf("live: %q", got)
 	}
+	if _, ok := inf.Lister().Namespace("default").Get("keep"); ok {
+		t.Error("the deleted object is still cached")
+	}
+}
+
+// switchLW passes calls to whichever ListerWatcher it last pointed to.
+type switchLW struct{ cur atomic.Pointer[ListerWatcher] }
+
+func (s *switchLW) point(lw ListerWatcher) { s.cur.Store(&lw) }
+
+func (s *switchLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return (*s.cur.Load()).List(ctx, opts)
+}
+
+func (s *switchLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return (*s.cur.Load()).Watch(ctx, opts)
 }
 
 // TestServerRelistOn410 makes the server forget the history a paused
@@ -112,14 +135,17 @@ func TestServerRelistOn410(t *testing.T) {
 	srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
 		c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 64}
 	}})
-	c := newClient(t, srv.Config)
+	w := newWriter(t, srv.Config)
+	var objs []CM
 	for _, n := range []string{"a", "b", "c"} {
-		c.create(newCM("default", n, nil))
+		o := newCM("default", n, nil)
+		w.create(o)
+		objs = append(objs, o)
 	}
 	var log requestLog
-	gate := &gatedLW{inner: newDynLW(t, log.wrap(srv.Config), "default")}
-	inf := NewInformer[U](gate, serverOpts("expire"))
-	h := &ucalls{}
+	gate := &gatedLW{inner: cmLW(t, log.wrap(srv.Config), "default")}
+	inf := NewInformer[CM](gate, serverOpts[CM]("expire"))
+	h := &calls[CM]{}
 	inf.AddHandler(h, HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
@@ -127,35 +153,39 @@ func TestServerRelistOn410(t *testing.T) {
 	h.take()
 
 	gate.pause()
-	c.delete("default", "a")
+	w.delete(objs[0])
+	want := []string{"delete default/a@" + objs[0].ResourceVersion}
 	for i := range 10 { // push the delete out of the server's history
-		c.create(newCM("default", "x"+string(rune('0'+i)), nil))
+		o := newCM("default", fmt.Sprintf("x%d", i), nil)
+		w.create(o)
+		want = append(want, "add default/"+o.Name+"@"+o.ResourceVersion)
 	}
 	gate.resume()
 	eventually(t, "the relist", func() bool { return len(inf.Lister().List(nil)) == 12 })
 	eventually(t, "the notifications", func() bool { return h.len() >= 11 })
-	got := h.take()
-	if len(got) != 11 {
-		t.Errorf("got %d notifications, want 11: %q\nrequests %q", len(got), got, log.all())
-	}
-	if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "delete default/a ") }) {
-		t.Errorf("the missed delete was not told: %q", got)
+	time.Sleep(20 * time.Millisecond) // nothing else may come
+	if got := sorted(h.take()); !slices.Equal(got, sorted(want)) {
+		t.Errorf("notifications\n got %q\nwant %q\nrequests %q", got, sorted(want), log.all())
 	}
 	if n := log.count("sendInitialEvents=true"); n != 2 {
 		t.Errorf("%d watch lists, want 2 (the initial one and the relist): %q", n, log.all())
 	}
-	if n := log.count("watch=true", "resourceVersion="); n < 1 {
+	// The resumed watch, refused with 410, is what made the cache list
+	// again.
+	if n := log.count("watch=true", "resourceVersion=", "!sendInitialEvents"); n < 1 {
 		t.Errorf("no resumed watch: %q", log.all())
 	}
 }
 
-// gatedLW holds new watches while paused, after stopping the open ones:
-// a client that was away while the server moved on.
+// gatedLW holds new watches while paused, after cutting the open ones:
+// a client that was away while the server moved on. Once pause returns,
+// no event reaches the cache until resume, not even one a stopped
+// stream had already read.
 type gatedLW struct {
 	inner ListerWatcher
 	mu    sync.Mutex
 	gate  chan struct{}
-	open  []watch.Interface
+	open  []*cutWatch
 }
 
 func (g *gatedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -163,23 +193,32 @@ func (g *gatedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Ob
 }
 
 func (g *gatedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	g.mu.Lock()
-	gate := g.gate
-	g.mu.Unlock()
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	w, err := g.inner.Watch(ctx, opts)
-	if err == nil {
+	for {
 		g.mu.Lock()
+		gate := g.gate
+		g.mu.Unlock()
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		inner, err := g.inner.Watch(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		g.mu.Lock()
+		if g.gate != nil { // paused while this watch was opening
+			g.mu.Unlock()
+			inner.Stop()
+			continue
+		}
+		w := newCutWatch(inner)
 		g.open = append(g.open, w)
 		g.mu.Unlock()
+		return w, nil
 	}
-	return w, err
 }
 
 func (g *gatedLW) pause() {
@@ -189,7 +228,7 @@ func (g *gatedLW) pause() {
 	g.open = nil
 	g.mu.Unlock()
 	for _, w := range open {
-		w.Stop()
+		w.cutAndWait()
 	}
 }
 
@@ -198,4 +237,55 @@ func (g *gatedLW) resume() {
 	close(g.gate)
 	g.gate = nil
 	g.mu.Unlock()
+}
+
+// cutWatch forwards a watch's events until it is cut. A stopped stream
+// may still hand over an event it had read (its send races its stop),
+// so cutting waits for the forwarder to be gone.
+type cutWatch struct {
+	inner  watch.Interface
+	out    chan watch.Event
+	cut    chan struct{}
+	once   sync.Once
+	exited chan struct{}
+}
+
+func newCutWatch(inner watch.Interface) *cutWatch {
+	w := &cutWatch{inner: inner, out: make(chan watch.Event), cut: make(chan struct{}), exited: make(chan struct{})}
+	go w.forward()
+	return w
+}
+
+func (w *cutWatch) forward() {
+	defer close(w.exited)
+	defer close(w.out)
+	for {
+		select {
+		case <-w.cut:
+			return
+		case ev, ok := <-w.inner.ResultChan():
+			if !ok {
+				return
+			}
+			select {
+			case w.out <- ev:
+			case <-w.cut:
+				return
+			}
+		}
+	}
+}
+
+func (w *cutWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *cutWatch) Stop() {
+	w.once.Do(func() {
+		close(w.cut)
+		w.inner.Stop()
+	})
+}
+
+func (w *cutWatch) cutAndWait() {
+	w.Stop()
+	<-w.exited
 }

@@ -11,9 +11,12 @@ import (
 
 // TestServerInitialSync syncs 10,000 ConfigMaps from a real server through
 // both initial-list paths and reports the time and the heap the cache
-// keeps, with managedFields dropped (the default) and kept.
+// keeps, with managedFields dropped (the default) and kept. The objects
+// travel as a controller's would: typed, as protobuf, through Setpoint's
+// client.
 func TestServerInitialSync(t *testing.T) {
 	const n = 10000
+	const protobuf = "application/vnd.kubernetes.protobuf"
 	srv := apiservertest.Start(t)
 	seedConfigMaps(t, srv.Storage, "bench", n)
 	tests := []struct {
@@ -23,10 +26,10 @@ func TestServerInitialSync(t *testing.T) {
 		wantReqs   []reqCount
 	}{
 		{"watchlist", true, false, []reqCount{
-			{1, []string{"watch=true", "sendInitialEvents=true", "resourceVersionMatch=NotOlderThan", "allowWatchBookmarks=true"}},
+			{1, []string{"watch=true", "sendInitialEvents=true", "resourceVersionMatch=NotOlderThan", "allowWatchBookmarks=true", "accept=" + protobuf}},
 			{0, []string{"limit="}}}},
 		{"paged", false, false, []reqCount{
-			{n / 500, []string{"limit=500"}}, {n/500 - 1, []string{"limit=500", "continue="}},
+			{n / 500, []string{"limit=500", "accept=" + protobuf}}, {n/500 - 1, []string{"limit=500", "continue="}},
 			{1, []string{"watch=true", "resourceVersion=", "allowWatchBookmarks=true"}}, {0, []string{"sendInitialEvents"}}}},
 		{"watchlist keeping managedFields", true, true, []reqCount{
 			{1, []string{"watch=true", "sendInitialEvents=true"}}}},
@@ -34,11 +37,11 @@ func TestServerInitialSync(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var log requestLog
-			lw := newDynLW(t, log.wrap(srv.Config), "bench")
-			opts := serverOpts(tt.name)
+			lw := cmLW(t, log.wrap(srv.Config), "bench")
+			opts := serverOpts[CM](tt.name)
 			opts.DisableWatchList = !tt.watchList
 			opts.KeepManagedFields = tt.keepFields
-			inf := NewInformer[U](lw, opts)
+			inf := NewInformer[CM](lw, opts)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			start := time.Now()
@@ -48,8 +51,11 @@ func TestServerInitialSync(t *testing.T) {
 			if got := len(inf.Lister().List(nil)); got != n {
 				t.Fatalf("cached %d objects, want %d", got, n)
 			}
-			obj, _ := inf.Lister().Namespace("bench").Get("cm-00042")
-			if got := len(obj.GetManagedFields()); (got > 0) != tt.keepFields {
+			obj, ok := inf.Lister().Namespace("bench").Get("cm-00042")
+			if !ok || obj.Data["c"] != "cm-00042" || obj.Labels["shard"] != "2" {
+				t.Fatalf("cm-00042 cached as %v", obj)
+			}
+			if got := len(obj.ManagedFields); (got > 0) != tt.keepFields {
 				t.Errorf("managedFields entries %d, keep %v", got, tt.keepFields)
 			}
 			// The paged path's watch starts after the sync.
