@@ -131,7 +131,10 @@ func needsRelist(err error) bool {
 }
 
 // transient reports whether err says nothing about what the server
-// supports: no answer at all, a server error, or throttling.
+// supports: anything but a broken stream or a refusal of the request's
+// form (a server without WatchList answers sendInitialEvents with 400 or
+// 422). A 403 or a 404 (a CRD not there yet) is about the kind, not the
+// protocol, and the next attempt streams again.
 func transient(err error) bool {
 	var unsupported *streamError
 	if errors.As(err, &unsupported) {
@@ -141,8 +144,11 @@ func transient(err error) bool {
 	if !errors.As(err, &status) {
 		return true
 	}
-	code := status.Status().Code
-	return code >= 500 || code == 429 || code == 0
+	switch status.Status().Code {
+	case 400, 406, 415, 422:
+		return false
+	}
+	return true
 }
 
 // streamError is a WatchList stream that broke the protocol, such as a

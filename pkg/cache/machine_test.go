@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestMachineNext(t *testing.T) {
@@ -101,8 +102,10 @@ func TestTransient(t *testing.T) {
 		{apierrors.NewServiceUnavailable("later"), true},
 		{apierrors.NewTooManyRequests("later", 1), true},
 		{errRefused(), false},
-		{apierrors.NewForbidden(cmResource, "", errors.New("no")), false},
-		{apierrors.NewNotFound(cmResource, ""), false},
+		// About the kind, not the protocol: stream again next time.
+		{apierrors.NewForbidden(cmResource, "", errors.New("no")), true},
+		{apierrors.NewNotFound(cmResource, ""), true},
+		{apierrors.NewInvalid(schema.GroupKind{Kind: "ListOptions"}, "", nil), false},
 		{&streamError{"x"}, false},
 	}
 	for _, tt := range tests {

@@ -147,6 +147,13 @@ func (w *streamWatcher) run(ctx context.Context, body io.ReadCloser, events even
 			}
 			return
 		}
+		// Stop wins over an event read before it: a select between a
+		// ready send and a closed done would pick at random.
+		select {
+		case <-w.done:
+			return
+		default:
+		}
 		select {
 		case w.result <- ev:
 		case <-w.done:
