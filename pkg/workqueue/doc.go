@@ -27,11 +27,12 @@
 //
 // The queue is built for throughput (see bench/ for the comparison with
 // client-go): item state is sharded by hash, each shard with its own lock
-// and table, so producers and workers mostly run in parallel; the only
-// global critical section is a push or pop on the ready set, a ring
-// buffer; an Add of an item already queued (a burst of events) takes no
-// lock at all; a parked worker is handed its item directly, and a Get
-// spins briefly before parking so that producers rarely pay for a wake-up;
-// recurring keys reuse their bookkeeping, so steady state allocates
-// nothing; and with metrics off the queue reads no clock.
+// and an open-addressing table that is read without the lock, so an Add
+// of an item already queued (a burst of events) takes no lock and a Done
+// never waits for one; the only global critical section is a
+// push or pop on the ready set, a ring buffer; a parked worker is handed
+// its item directly, and one Get at a time spins briefly before parking,
+// so that producers rarely pay for a wake-up; recurring keys reuse their
+// bookkeeping, so steady state allocates nothing; and with metrics off the
+// queue reads no clock.
 package workqueue

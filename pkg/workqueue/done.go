@@ -32,29 +32,25 @@ func (q *Queue[T]) Done(item T) {
 	}
 }
 
-// doneFast is Done for queues on the lock-free paths. The entry was just
-// handed out, so it is usually in the in-flight slot: no lock and no
-// table lookup, whose slot may be cold on a big key space. Ending the
+// doneFast is Done for queues on the lock-free paths. The entry is found
+// without the lock: one being processed is always in the table. Ending the
 // processing is a compare-and-swap, so that it cannot lose a concurrent
 // lock-free Add that marks the entry dirty; a dirty entry is owned by its
 // Done and re-queued without the shard lock.
 func (q *Queue[T]) doneFast(sh *shard[T], item T, h uint64) (bool, *waiter[T]) {
-	e := sh.inflight[h%inflightSize].Load()
-	if e == nil || e.hash != h || e.item != item {
+	e := sh.find(item, h)
+	if e == nil {
+		// A Done with no order to its Get (a misuse) could miss the
+		// entry without the lock.
 		sh.mu.Lock()
-		e = sh.lookup(item, h)
+		e = sh.find(item, h)
 		sh.mu.Unlock()
 		if e == nil {
 			return false, nil
 		}
 	}
 	if e.flags.CompareAndSwap(flagProcessing, 0) {
-		// An Add may find it idle and queue it before we take the lock:
-		// release then leaves it alone.
-		sh.mu.Lock()
-		sh.dones++
-		sh.release(e)
-		sh.mu.Unlock()
+		sh.idle(e)
 		return true, nil
 	}
 	if e.flags.Load() != flagProcessing|flagDirty {
@@ -69,7 +65,7 @@ func (q *Queue[T]) doneFast(sh *shard[T], item T, h uint64) (bool, *waiter[T]) {
 func (q *Queue[T]) doneLocked(sh *shard[T], item T, h uint64) (bool, *waiter[T], time.Duration) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.lookup(item, h)
+	e := sh.find(item, h)
 	if e == nil {
 		return false, nil, 0
 	}
@@ -87,24 +83,21 @@ func (q *Queue[T]) doneLocked(sh *shard[T], item T, h uint64) (bool, *waiter[T],
 		return true, w, worked
 	}
 	e.flags.Store(0)
-	sh.dones++
+	sh.dones.Add(1)
 	sh.release(e)
 	return true, nil, worked
 }
 
 // inFlight counts the items handed out and not yet Done, without a shared
 // counter on the hot path: hand-outs and re-queueing Dones are counted
-// under the queue lock, other Dones under their shard's lock. Those are
+// under the queue lock, other Dones in their shard's counter. Those are
 // summed first: they never exceed the hand-outs counted after them, so
 // equality means that nothing was in flight at the moment they were
 // counted, and nothing was handed out since.
 func (q *Queue[T]) inFlight() int64 {
 	var dones int64
 	for i := range q.shards {
-		sh := &q.shards[i]
-		sh.mu.Lock()
-		dones += sh.dones
-		sh.mu.Unlock()
+		dones += q.shards[i].dones.Load()
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -12,10 +12,9 @@ const (
 )
 
 // entry is the queue's bookkeeping for one item. There is exactly one
-// live entry per item known to the queue, found through its shard's table
-// (or the hot and in-flight slots), so each Add and each Done costs at most
-// one lookup; the ready set holds pointers to entries and never looks
-// anything up.
+// live entry per item known to the queue, found through its shard's
+// table, so each Add and each Done costs at most one lookup; the ready set
+// holds pointers to entries and never looks anything up.
 //
 // An entry removed from its table is never reused: lock-free readers may
 // still hold it, and rely on its item never changing and its flags staying
@@ -30,8 +29,7 @@ type entry[T comparable] struct {
 	flags atomic.Uint32
 
 	// Guarded by sh.mu.
-	idle  bool      // neither queued nor processing, counted in sh.nidle
-	chain *entry[T] // next entry with the same hash (almost always nil)
+	idle bool // neither queued nor processing, counted in sh.nidle
 }
 
 // extra is what only priority queues and queues with metrics need per

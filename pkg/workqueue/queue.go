@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// hotSize is the number of slots of the lock-free deduplication cache.
-const hotSize = 1024
-
 // Queue is a deduplicating, delaying, rate-limited work queue of items of
 // type T, typically object keys. It is safe for concurrent use. The zero
 // value is not usable; call New or NewPriority.
@@ -19,45 +16,45 @@ const hotSize = 1024
 // processing, and queues it again if it was added meanwhile.
 //
 // Locking: each item's state lives in a shard (see shard.go) under the
-// shard's lock; the ready set, parked Gets and shutdown live under mu. A
+// shard's lock, with lock-free reads and flag transitions on the fast
+// paths (see table.go and entry.go); the ready set, parked Gets and shutdown live under mu. A
 // goroutine holding a shard lock may take mu, never the reverse, and no
 // call holds two shard locks. The delayed adds have their own lock (see
 // delay.go), never held with another.
 type Queue[T comparable] struct {
-	seed   maphash.Seed
+	// Read by every call and written at most at shutdown: kept on cache
+	// lines of their own, away from the lines that the queue lock, the
+	// shards and the counters keep writing, so that reading them costs
+	// no cache miss.
+	seed     maphash.Seed
+	prio     *prioReady[T] // ready set of a priority queue; nil for FIFO
+	metrics  QueueMetrics  // nil when metrics are off
+	stopped  atomic.Bool   // closed, readable without mu
+	draining atomic.Bool   // a ShutDownWithDrain is waiting
+	// fast enables the lock-free paths of Add, Get and Done. They need
+	// no per-item bookkeeping beyond the flags, so they are for plain
+	// FIFO queues without metrics: the default, and the hot path.
+	fast bool
+	_    [64]byte
+
 	shards [numShards]shard[T]
-	// hot caches, by hash, the entries most recently queued, so that
-	// an Add of an item that is already queued (the common case under a
-	// burst of events) returns after a few atomic loads, taking no lock
-	// and writing no shared memory. Entries are never reused for another
-	// item, so a stale slot is harmless: its flags no longer say queued.
-	hot [hotSize]atomic.Pointer[entry[T]]
 
 	mu       sync.Mutex
 	fifo     ring[T]       // ready set of a FIFO queue
-	prio     *prioReady[T] // ready set of a priority queue; nil for FIFO
-	waiters  *waiter[T]    // parked Gets; non-nil only when nothing is ready
+	waiters  *waiter[T]    // parked Gets; see ready for when
 	spinning int           // Gets spinning before they park: 0 or 1
 	popped   int64         // entries ever handed out; see inFlight
 	requeued int64         // Dones that re-queued; see inFlight
 	closed   bool          // shutting down
 	drained  chan struct{} // closed once nothing is in flight while draining
-
-	spinHint atomic.Bool // set when an item is queued for a spinning Get
-	stopped  atomic.Bool // closed, readable without mu
-	draining atomic.Bool // a ShutDownWithDrain is waiting
-
-	// fast enables the lock-free paths of Add, Get and Done. They need
-	// no per-item bookkeeping beyond the flags, so they are for plain
-	// FIFO queues without metrics: the default, and the hot path.
-	fast bool
+	spinHint atomic.Bool   // set when an item is queued for a spinning Get
+	_        [64]byte
 
 	delay   delayQueue[T]
 	pool    sync.Pool      // of *waiter[T]
 	clock   Clock          // time source for delays, aging and metrics
 	epoch   time.Time      // times are kept as int64 nanoseconds since epoch
 	limiter RateLimiter[T] // AddRateLimited's delays
-	metrics QueueMetrics   // nil when metrics are off
 }
 
 // New returns a first-in, first-out queue.
@@ -71,7 +68,7 @@ func (q *Queue[T]) init(opts Options[T], prio *prioReady[T]) {
 	q.prio = prio
 	q.seed = maphash.MakeSeed()
 	for i := range q.shards {
-		q.shards[i].entries = make(map[uint64]*entry[T])
+		q.shards[i].init()
 	}
 	q.delay.index = make(map[T]*delayed[T])
 	q.pool.New = newWaiter[T]
@@ -88,7 +85,7 @@ func (q *Queue[T]) init(opts Options[T], prio *prioReady[T]) {
 }
 
 // hash is computed once per call, outside any lock: its top bits pick the
-// shard, its low bits the hot slot, and it keys the shard's table.
+// shard, its low bits the slot in the shard's table.
 func (q *Queue[T]) hash(item T) uint64 { return maphash.Comparable(q.seed, item) }
 
 func (q *Queue[T]) shard(h uint64) *shard[T] { return &q.shards[h>>(64-shardBits)] }
@@ -161,14 +158,14 @@ func (q *Queue[T]) add(item T, prio int) {
 	}
 }
 
-// addFast is Add's lock-free path, for an item whose entry is in the hot
-// cache and which is already queued, or being processed (then it is marked
-// dirty with a compare-and-swap). It reports whether it handled the add.
-// Under a burst of events for the same objects, this is nearly every add:
-// a few loads, no lock, no write to shared memory unless marking dirty.
+// addFast is Add's lock-free path, for an item already queued, or being
+// processed (then it is marked dirty with a compare-and-swap). It reports
+// whether it handled the add. Under a burst of events for the same
+// objects, this is nearly every add: a table probe, no lock, no write to
+// shared memory unless marking dirty.
 func (q *Queue[T]) addFast(item T, h uint64) bool {
-	e := q.hot[h%hotSize].Load()
-	if e == nil || e.hash != h || e.item != item {
+	e := q.shard(h).find(item, h)
+	if e == nil {
 		return false
 	}
 	for {
@@ -187,8 +184,9 @@ func (q *Queue[T]) addFast(item T, h uint64) bool {
 
 // ready queues e with priority prio: it hands e straight to a parked Get
 // if there is one (returned, to be signalled once the caller has released
-// its locks), or puts it in the ready set. Parked Gets exist only while
-// the ready set is empty, so a hand-off never overtakes a queued item.
+// its locks), or puts it in the ready set. While Gets are parked, the
+// ready set holds at most one entry per spinning Get, which that Get is
+// about to take, so a hand-off overtakes no entry that waits for a worker.
 //
 // The caller either holds e's shard lock and found e idle or new, or is
 // Done re-queueing a dirty e (requeue), which it owns: nobody else writes
@@ -209,8 +207,10 @@ func (q *Queue[T]) ready(e *entry[T], prio int, requeue bool) (w *waiter[T], ok 
 		q.requeued++
 	}
 	w = q.waiters
-	if w == nil || q.spinning > 0 {
+	if w == nil || q.lenLocked() < q.spinning {
 		// Nobody parked, or a spinning Get will take it: no wake-up.
+		// While Gets are parked, the ready set holds no more entries
+		// than there are spinners to take them.
 		if q.prio != nil {
 			e.x.prio = prio
 			q.prio.push(e, q.now())
@@ -227,11 +227,6 @@ func (q *Queue[T]) ready(e *entry[T], prio int, requeue bool) (w *waiter[T], ok 
 		q.popped++
 	}
 	q.mu.Unlock()
-	if q.fast {
-		if slot := &q.hot[e.hash%hotSize]; slot.Load() != e {
-			slot.Store(e)
-		}
-	}
 	return w, true
 }
 

@@ -6,57 +6,47 @@ import (
 )
 
 // Sharding. Items are spread by hash over shards, each with its own lock
-// and table, so that adds and dones of different items do not wait for
-// each other, and the table lookups (cache misses, on a large key space)
-// run in parallel instead of inside one global critical section.
+// and table, so that adds of different items do not wait for each other,
+// and the table work (cache misses, on a large key space) runs in parallel
+// instead of inside one global critical section.
 const (
 	shardBits = 5
 	numShards = 1 << shardBits
 )
 
-// Up to idleCap idle entries per shard are kept in the table, so that an
-// item that comes back (the common case: the same objects are reconciled
-// again and again) finds its slot and entry in place instead of being
-// deleted, re-inserted and re-allocated. Beyond that, an entry is deleted
-// as soon as it is idle, while its slot is still in cache.
+// Up to idleCap idle entries (flags 0) per shard stay in the table, so
+// that an item that comes back (the common case: the same objects are
+// reconciled again and again) finds its entry in place instead of being
+// re-inserted and re-allocated. Beyond that, Done removes an entry as
+// soon as it is idle, while the entry is still in the worker's cache.
 const idleCap = 64
-
-// inflightSize is the number of in-flight slots per shard.
-const inflightSize = 4
 
 type shard[T comparable] struct {
 	mu sync.Mutex
-	// entries is keyed by the item's hash, computed once per call outside
-	// any lock; the rare items sharing a hash are chained.
-	entries map[uint64]*entry[T]
-	nidle   int
-	dones   int64   // Dones ever counted here; see Queue.inFlight
-	proc    list[T] // processing entries by start time (metrics only)
-	// inflight remembers entries handed out, by hash, so that Done
-	// usually finds its entry without the lock or a table lookup: the
-	// entry was just touched by the worker, the table slot may be cold.
-	// Written by Get without the shard lock, hence atomic. A stale slot
-	// is harmless: its entry's flags no longer say processing.
-	inflight [inflightSize]atomic.Pointer[entry[T]]
+	// tab indexes the shard's entries; it is replaced, never resized in
+	// place, so readers without the lock load it once (see table).
+	tab   atomic.Pointer[table[T]]
+	nidle int     // entries marked idle
+	proc  list[T] // processing entries by start time (metrics only)
+	_     [64]byte
 
-	_ [64]byte // keep shard locks on separate cache lines
+	// Written by every Done without the lock, so on a line apart from
+	// tab, which every Add reads.
+	dones atomic.Int64 // Dones that left an entry idle; see Queue.inFlight
+	_     [64]byte
 }
 
-// lookup returns item's entry, or nil.
-func (s *shard[T]) lookup(item T, h uint64) *entry[T] {
-	for e := s.entries[h]; e != nil; e = e.chain {
-		if e.item == item {
-			return e
-		}
-	}
-	return nil
-}
+func (s *shard[T]) init() { s.tab.Store(newTable(0, &entry[T]{})) }
+
+// find returns item's entry, or nil. Without the lock it is a hint (see
+// table); with it, the answer.
+func (s *shard[T]) find(item T, h uint64) *entry[T] { return s.tab.Load().find(item, h) }
 
 // get returns item's entry, creating it (with extra bookkeeping if ext)
-// or reviving an idle one. The caller must leave it queued or processing,
-// or release it.
+// if the table has none. The caller holds the lock, and must leave the
+// entry queued or processing, or release it.
 func (s *shard[T]) get(item T, h uint64, ext bool) *entry[T] {
-	if e := s.lookup(item, h); e != nil {
+	if e := s.find(item, h); e != nil {
 		if e.idle {
 			e.idle = false
 			s.nidle--
@@ -67,15 +57,31 @@ func (s *shard[T]) get(item T, h uint64, ext bool) *entry[T] {
 	if ext {
 		e.x = &extra[T]{heapIdx: -1}
 	}
-	e.chain = s.entries[h]
-	s.entries[h] = e
+	t := s.tab.Load()
+	if t.full() {
+		t = s.compact()
+	}
+	t.insert(e)
 	return e
 }
 
-// release makes e idle if it is neither queued nor processing. Its flags
-// are already 0, which is all that lock-free readers look at.
+// idle records that a Done left an entry idle, without waiting for the
+// lock: a worker blocked behind a producer can lose its processor for a
+// whole time slice. If the lock is busy, the entry stays in the table
+// unmarked, and the next compaction sorts it out.
+func (s *shard[T]) idle(e *entry[T]) {
+	s.dones.Add(1)
+	if s.mu.TryLock() {
+		s.release(e)
+		s.mu.Unlock()
+	}
+}
+
+// release marks e idle, or removes it if enough entries are idle already.
+// The caller holds the lock. If e was queued again meanwhile (its flags
+// are not 0), it is left alone.
 func (s *shard[T]) release(e *entry[T]) {
-	if e.flags.Load() != 0 {
+	if e.idle || e.flags.Load() != 0 {
 		return
 	}
 	if s.nidle < idleCap {
@@ -83,27 +89,39 @@ func (s *shard[T]) release(e *entry[T]) {
 		s.nidle++
 		return
 	}
-	s.remove(e)
+	s.tab.Load().remove(e)
 }
 
-// remove deletes an entry with flags 0 from the table. The entry itself
-// is left to the garbage collector rather than reused: lock-free readers
-// (the hot and in-flight slots) may still hold it, and rely on its item
-// never changing and its flags staying 0.
-func (s *shard[T]) remove(e *entry[T]) {
-	if head := s.entries[e.hash]; head == e {
-		if e.chain == nil {
-			delete(s.entries, e.hash)
-		} else {
-			s.entries[e.hash] = e.chain
+// compact replaces the table by a copy without tombstones, keeping its
+// busy entries and up to idleCap idle ones, and sized for them. The
+// caller holds the lock, so no idle entry turns busy meanwhile (only a
+// locked Add queues an idle entry; the lock-free transitions all start
+// from processing). A dropped entry keeps flags 0 for ever, which is all
+// that lock-free readers holding it look at.
+func (s *shard[T]) compact() *table[T] {
+	old := s.tab.Load()
+	keep := make([]*entry[T], 0, old.live)
+	s.nidle = 0
+	for i := range old.slots {
+		e := old.slots[i].e.Load()
+		if e == nil || e == old.tomb {
+			continue
 		}
-	} else {
-		for p := head; p != nil; p = p.chain {
-			if p.chain == e {
-				p.chain = e.chain
-				break
+		// A dropped entry is marked idle too (though not counted), so
+		// that a late release leaves it alone.
+		e.idle = e.flags.Load() == 0
+		if e.idle {
+			if s.nidle == idleCap {
+				continue
 			}
+			s.nidle++
 		}
+		keep = append(keep, e)
 	}
-	e.chain = nil
+	t := newTable(len(keep)+1, old.tomb)
+	for _, e := range keep {
+		t.insert(e)
+	}
+	s.tab.Store(t)
+	return t
 }

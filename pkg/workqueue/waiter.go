@@ -7,10 +7,7 @@ package workqueue
 type waiter[T comparable] struct {
 	wake chan struct{} // capacity 1: the single hand-off never blocks
 	next *waiter[T]    // stack of parked waiters
-	// Set by the waker: the entry handed over; or, with e nil, spin
-	// true to take over spinning, false when the queue shut down.
-	e    *entry[T]
-	spin bool
+	e    *entry[T]     // set by the waker: the entry; nil at shutdown
 }
 
 func newWaiter[T comparable]() any { return &waiter[T]{wake: make(chan struct{}, 1)} }
