@@ -1,0 +1,18 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of Foo.
+var GroupVersion = schema.GroupVersion{Group: "foo.example.com", Version: "v1"}
+
+// AddToScheme registers Foo and FooList with a scheme, so a client maps
+// the Go types to the kind and back.
+func AddToScheme(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &Foo{}, &FooList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

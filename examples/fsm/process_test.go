@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The end-to-end test's plumbing: binaries built with the go command,
+// child processes, and kubectl.
+
+const (
+	// processTimeout bounds a child's start (ready line) and stop.
+	processTimeout = 30 * time.Second
+	// kubectlTimeout bounds one kubectl command.
+	kubectlTimeout = 30 * time.Second
+)
+
+// buildBinaries builds the setpoint server and this example into a
+// temporary directory, from the module root, and returns their paths.
+func buildBinaries(t *testing.T) (setpoint, example string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	gomod, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	dir := t.TempDir()
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/setpoint", "./examples/fsm")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "setpoint"), filepath.Join(dir, "fsm")
+}
+
+// kubectlPath finds kubectl on PATH; without it the test fails under
+// CI (the CI environment variable is set) and is skipped elsewhere.
+func kubectlPath(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("kubectl is required under CI: %v", err)
+		}
+		t.Skipf("kubectl not found: %v", err)
+	}
+	return path
+}
+
+// freeAddr is a loopback address whose port was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// process is a running child: the server or the operator.
+type process struct {
+	name   string
+	cmd    *exec.Cmd
+	out    *output
+	exited chan struct{}
+	err    error // cmd.Wait's; read after exited
+}
+
+// startProcess starts bin; the test's cleanup kills it if it still
+// runs, and shows its output if the test failed.
+func startProcess(t *testing.T, name, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, out: &output{}, exited: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = childProcAttr()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("%s output:\n%s", name, p.out)
+		}
+	})
+	return p
+}
+
+// waitOutput waits until the child has printed s.
+func (p *process) waitOutput(t *testing.T, s string) error {
+	t.Helper()
+	deadline := time.Now().Add(processTimeout)
+	for !strings.Contains(p.out.String(), s) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%s exited (%v) before printing %q", p.name, p.err, s)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not print %q within %v", p.name, s, processTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// stop sends SIGTERM and fails the test unless the child exits with
+// status 0 and logged no error.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("%s: %v", p.name, err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(processTimeout):
+		t.Fatalf("%s did not exit within %v of SIGTERM", p.name, processTimeout)
+	}
+	if p.err != nil {
+		t.Errorf("%s: %v, want exit status 0", p.name, p.err)
+	}
+	if strings.Contains(p.out.String(), "level=ERROR") {
+		t.Errorf("%s logged an error:\n%s", p.name, p.out)
+	}
+}
+
+// startServer runs `setpoint server` on the memory store and a free
+// port, trying another port if the one picked was taken meanwhile, and
+// returns it with its kubeconfig once it is ready.
+func startServer(t *testing.T, bin string) (*process, string) {
+	t.Helper()
+	dataDir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		p := startProcess(t, "setpoint server", bin, "server", "--storage", "memory", "--data-dir", dataDir, "--listen", freeAddr(t))
+		err := p.waitOutput(t, "setpoint API server ready")
+		if err == nil {
+			return p, filepath.Join(dataDir, "kubeconfig")
+		}
+		if attempt == 5 || !strings.Contains(p.out.String(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
+}
+
+// output collects a child's stdout and stderr.
+type output struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
+
+// kubectl runs kubectl against one server with a HOME of its own, so
+// no discovery cache is shared with the user or another test.
+type kubectl struct {
+	bin, kubeconfig, home string
+}
+
+// run runs kubectl and returns its stdout, or an error with both
+// streams.
+func (k *kubectl) run(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.bin, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+k.home, "KUBECONFIG=")
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) && ctx.Err() != nil {
+			err = fmt.Errorf("%w (timed out)", err)
+		}
+		return stdout.String(), fmt.Errorf("kubectl %s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// ok runs kubectl and fails the test unless it succeeds.
+func (k *kubectl) ok(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := k.run(t, "", args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// waitFor runs `kubectl get` with args until its output is want.
+func (k *kubectl) waitFor(t *testing.T, want string, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(processTimeout)
+	for {
+		out, err := k.run(t, "", append([]string{"get"}, args...)...)
+		if err == nil && out == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl get %s: got %q (%v), want %q", strings.Join(args, " "), out, err, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
