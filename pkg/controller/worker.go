@@ -33,7 +33,7 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[reconcile.R
 	c.waitForWrites(ctx, req)
 
 	log := c.log.With("namespace", req.Namespace, "name", req.Name)
-	rctx := reconcile.WithReasons(ctx, reasons)
+	rctx := reconcile.WithLogger(reconcile.WithReasons(ctx, reasons), log)
 	var writes writeLog
 	rctx = client.WithWriteObserver(rctx, &writes)
 	if c.opts.ReconcileTimeout > 0 {
@@ -61,7 +61,14 @@ func (c *Controller) process(ctx context.Context, q *workqueue.Queue[reconcile.R
 		c.reasons.add(req, reconcile.Reason{Trigger: reconcile.TriggerRetry})
 		q.AddRateLimited(req)
 		c.metrics.done(resultError, elapsed, false)
-		log.ErrorContext(ctx, "reconcile failed", "err", err, "reasons", reasons)
+		if client.IsConflict(err) {
+			// Someone wrote the object between our read and our write:
+			// routine with optimistic concurrency, and the retry reads
+			// the new state.
+			log.InfoContext(ctx, "reconcile conflicted with another write, retrying", "err", err, "reasons", reasons)
+		} else {
+			log.ErrorContext(ctx, "reconcile failed", "err", err, "reasons", reasons)
+		}
 	case res.RequeueAfter > 0:
 		q.Forget(req)
 		c.reasons.schedule(req, now.Add(elapsed+res.RequeueAfter))

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
+
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
 // Patcher is the one write this package makes. client.Writer and
@@ -52,7 +53,7 @@ func Add(ctx context.Context, c Patcher, obj client.Object, name string) (bool, 
 	if err := setFinalizers(ctx, c, obj, fins); err != nil {
 		return false, fmt.Errorf("adding finalizer %s to %s: %w", name, objectName(obj), err)
 	}
-	slog.DebugContext(ctx, "finalizer added", "finalizer", name, "object", objectName(obj), "resourceVersion", obj.GetResourceVersion())
+	reconcile.Logger(ctx).DebugContext(ctx, "finalizer added", "finalizer", name, "object", objectName(obj), "resourceVersion", obj.GetResourceVersion())
 	return true, nil
 }
 
@@ -68,7 +69,7 @@ func Remove(ctx context.Context, c Patcher, obj client.Object, name string) (boo
 	if err := setFinalizers(ctx, c, obj, fins); err != nil {
 		return false, fmt.Errorf("removing finalizer %s from %s: %w", name, objectName(obj), err)
 	}
-	slog.DebugContext(ctx, "finalizer removed", "finalizer", name, "object", objectName(obj), "resourceVersion", obj.GetResourceVersion())
+	reconcile.Logger(ctx).DebugContext(ctx, "finalizer removed", "finalizer", name, "object", objectName(obj), "resourceVersion", obj.GetResourceVersion())
 	return true, nil
 }
 

@@ -46,8 +46,8 @@ type Config[T Object] struct {
 	// NewObject returns an empty T to read into; nil allocates what T
 	// points to.
 	NewObject func() T
-	// Logger receives a debug record per state run; nil is
-	// slog.Default().
+	// Logger receives a debug record per state run; nil is the
+	// reconcile's logger (reconcile.Logger).
 	Logger *slog.Logger
 }
 
@@ -95,9 +95,6 @@ func New[T Object](cfg Config[T]) (*Machine[T], error) {
 		}
 		m.newObject = func() T { return reflect.New(t.Elem()).Interface().(T) }
 	}
-	if m.log == nil {
-		m.log = slog.Default()
-	}
 	return m, nil
 }
 
@@ -121,7 +118,11 @@ func (m *Machine[T]) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, fmt.Errorf("fsm: reading %s: %w", req.NamespacedName, err)
 	}
-	log := m.log.With("object", req.NamespacedName.String())
+	log := m.log
+	if log == nil {
+		log = reconcile.Logger(ctx)
+	}
+	log = log.With("object", req.NamespacedName.String())
 	if obj.GetDeletionTimestamp() == nil {
 		if m.deletion != nil {
 			// Before the first state acts, so whatever the states do is

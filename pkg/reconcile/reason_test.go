@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 )
 
@@ -97,5 +98,15 @@ func TestTerminalError(t *testing.T) {
 	}
 	if TerminalError(nil) != nil {
 		t.Error("TerminalError(nil) != nil")
+	}
+}
+
+func TestLogger(t *testing.T) {
+	if Logger(context.Background()) != slog.Default() {
+		t.Error("Logger of a bare context is not slog.Default()")
+	}
+	l := slog.New(slog.DiscardHandler)
+	if Logger(WithLogger(context.Background(), l)) != l {
+		t.Error("Logger(WithLogger(l)) != l")
 	}
 }
