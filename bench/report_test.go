@@ -84,15 +84,84 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// Results of benchmarks that run another library's implementation and
+// Setpoint's within each op (the operator and failover benchmarks): for
+// each B, unit -> {other's value, Setpoint's value}.
+var (
+	versus      = map[*testing.B]map[string][2]float64{}
+	versusOther = map[string]string{} // case -> the other implementation
+	versusOrder []string
+	versusUnits []string
+)
+
+// recordVersus stores the running benchmark's result in unit (lower is
+// better: a time) for the implementation other and for Setpoint, for the
+// table TestMain prints. The case is the benchmark's full name.
+func recordVersus(b *testing.B, other, unit string, otherV, setpointV float64) {
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	if versus[b] == nil {
+		versus[b] = map[string][2]float64{}
+	}
+	versus[b][unit] = [2]float64{otherV, setpointV}
+	c := b.Name()
+	versusOther[c] = other
+	if !slices.Contains(versusOrder, c) {
+		versusOrder = append(versusOrder, c)
+	}
+	if !slices.Contains(versusUnits, unit) {
+		versusUnits = append(versusUnits, unit)
+	}
+}
+
 // TestMain prints, after the benchmarks, the median of each
-// implementation's runs and Setpoint's speedup over client-go.
+// implementation's runs and Setpoint's speedup over client-go. Run with
+// failoverChildEnv set, the test binary is instead one of the failover
+// benchmark's operator processes.
 func TestMain(m *testing.M) {
+	if os.Getenv(failoverChildEnv) != "" {
+		os.Exit(failoverChild())
+	}
 	flag.Parse()
 	code := m.Run()
 	if len(caseOrder) > 0 {
 		printTable()
 	}
+	if len(versusOrder) > 0 {
+		printVersusTable()
+	}
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(code)
+}
+
+func printVersusTable() {
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	fmt.Println()
+	fmt.Println("Setpoint vs controller-runtime, both run in each op: medians over -count runs; ratio = Setpoint / other, < 1 means Setpoint takes less.")
+	fmt.Printf("%-44s %-14s %-20s %12s %12s %7s\n", "case", "unit", "other", "other", "setpoint", "ratio")
+	for _, c := range versusOrder {
+		for _, u := range versusUnits {
+			var o, s []float64
+			for b, m := range versus {
+				if v, ok := m[u]; ok && b.Name() == c {
+					o, s = append(o, v[0]), append(s, v[1])
+				}
+			}
+			if len(o) == 0 {
+				continue
+			}
+			mo, ms := median(o), median(s)
+			ratio := "-"
+			if mo > 0 {
+				ratio = fmt.Sprintf("%.2f", ms/mo)
+			}
+			fmt.Printf("%-44s %-14s %-20s %12.0f %12.0f %7s\n",
+				strings.TrimPrefix(c, "Benchmark"), u, versusOther[c], mo, ms, ratio)
+		}
+	}
 }
 
 func printTable() {
