@@ -31,6 +31,7 @@ type apiResource struct {
 	kind       string
 	singular   string
 	namespaced bool
+	verbs      []string
 }
 
 // discover returns every served resource in discovery's priority order:
@@ -100,6 +101,7 @@ func fromAggregated(list *apidiscoveryv2.APIGroupDiscoveryList) []apiResource {
 					kind:       r.ResponseKind.Kind,
 					singular:   r.SingularResource,
 					namespaced: r.Scope == apidiscoveryv2.ScopeNamespace,
+					verbs:      r.Verbs,
 				})
 			}
 		}
@@ -167,6 +169,7 @@ func (c *Client) discoverGroupVersion(ctx context.Context, gv schema.GroupVersio
 			kind:       r.Kind,
 			singular:   r.SingularName,
 			namespaced: r.Namespaced,
+			verbs:      r.Verbs,
 		})
 	}
 	return out, nil
