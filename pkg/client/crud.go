@@ -80,6 +80,12 @@ func (c *Client) UpdateStatus(ctx context.Context, obj Object, opts ...WriteOpti
 	return c.update(ctx, obj, "status", opts)
 }
 
+// UpdateSubresource replaces obj through one of its subresources, such
+// as a namespace's "finalize"; the server's answer is read back into obj.
+func (c *Client) UpdateSubresource(ctx context.Context, obj Object, subresource string, opts ...WriteOption) error {
+	return c.update(ctx, obj, subresource, opts)
+}
+
 func (c *Client) update(ctx context.Context, obj Object, sub string, opts []WriteOption) error {
 	t, err := c.writeTarget(ctx, obj)
 	if err != nil {

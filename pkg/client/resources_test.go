@@ -3,6 +3,9 @@ package client
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
@@ -41,5 +44,26 @@ func TestServerResources(t *testing.T) {
 	}
 	if r := byName["configmaps."]; r.Supports("frobnicate") {
 		t.Error("Supports(frobnicate) = true")
+	}
+}
+
+func TestUpdateSubresourceFinalize(t *testing.T) {
+	c, err := New(apiservertest.Start(t).Config, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "finalize-me"}}
+	if err := c.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	if len(ns.Spec.Finalizers) == 0 {
+		t.Fatal("a new namespace has no spec finalizers")
+	}
+	ns.Spec.Finalizers = nil
+	if err := c.UpdateSubresource(t.Context(), ns, "finalize"); err != nil {
+		t.Fatal(err)
+	}
+	if len(ns.Spec.Finalizers) != 0 {
+		t.Errorf("finalizers after finalize = %v, want none", ns.Spec.Finalizers)
 	}
 }
