@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
@@ -23,6 +25,7 @@ var deleteOptionsKind = &registry.Resource{Version: "v1", Kind: "DeleteOptions",
 type deleteOptions struct {
 	uid, resourceVersion *string
 	dryRun               bool
+	propagation          propagation
 }
 
 // parseDeleteOptions reads DeleteOptions from the body (JSON or
@@ -60,7 +63,16 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
 		}
 	}
-	if v := q.Get("orphanDependents"); v != "" && v != "true" && v != "false" {
+	// orphanDependents is deprecated in favour of propagationPolicy, but
+	// clients still send it and kube-apiserver still honours it.
+	//lint:ignore SA1019 see above
+	orphan := do.OrphanDependents
+	switch v := q.Get("orphanDependents"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		orphan = &b
+	default:
 		return opts, errBadRequest("invalid orphanDependents %q", v)
 	}
 	policy := q.Get("propagationPolicy")
@@ -72,6 +84,12 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 	default:
 		return opts, errBadRequest("propagationPolicy must be Orphan, Background or Foreground, not %q", policy)
 	}
+	if policy != "" && orphan != nil {
+		return opts, errInvalid(schema.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+			field.Invalid(field.NewPath("propagationPolicy"), policy, "orphanDependents and propagationPolicy cannot both be set"),
+		})
+	}
+	opts.propagation = propagation{policy: metav1.DeletionPropagation(policy), orphan: orphan}
 	dry, err := parseDryRun(req)
 	if err != nil {
 		return opts, err
@@ -145,17 +163,23 @@ func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv st
 			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.resourceVersion, u.GetResourceVersion()))
 		}
 		var out deleted
+		fins, changed := opts.propagation.withGCFinalizers(u)
+		if changed {
+			u.SetFinalizers(fins)
+		}
 		if held(res, u) {
-			if u.GetDeletionTimestamp() != nil || opts.dryRun {
+			if (u.GetDeletionTimestamp() != nil && !changed) || opts.dryRun {
 				return deleted{obj: u, rev: kv.Revision}, nil
 			}
-			if ds, ok := res.Strategy.(registry.DeleteStrategy); ok {
-				ds.PrepareForDelete(u.Object)
+			if u.GetDeletionTimestamp() == nil {
+				if ds, ok := res.Strategy.(registry.DeleteStrategy); ok {
+					ds.PrepareForDelete(u.Object)
+				}
+				now := metav1.NewTime(s.now())
+				u.SetDeletionTimestamp(&now)
+				zero := int64(0)
+				u.SetDeletionGracePeriodSeconds(&zero)
 			}
-			now := metav1.NewTime(s.now())
-			u.SetDeletionTimestamp(&now)
-			zero := int64(0)
-			u.SetDeletionGracePeriodSeconds(&zero)
 			var val []byte
 			if val, err = storedBytes(u); err != nil {
 				return deleted{}, errInternal(err)
