@@ -147,6 +147,11 @@ func (m *Manager) Client() client.Interface { return m.cached }
 // not be a cached one.
 func (m *Manager) APIReader() client.Reader { return m.api }
 
+// API is the uncached client itself: reads and writes go to the server,
+// and it offers what only the server can answer (discovery through
+// ServerResources, subresources such as a namespace's finalize).
+func (m *Manager) API() *client.Client { return m.api }
+
 // Scheme is the client's scheme.
 func (m *Manager) Scheme() *runtime.Scheme { return m.api.Scheme() }
 

@@ -1,0 +1,21 @@
+// Package eventttl expires Events: it deletes each one a TTL (an hour
+// by default) after it was last written.
+//
+// kube-apiserver does this in storage, with an etcd lease per Event
+// that each write renews. Setpoint's storage has no leases, so the
+// expiry moves to this controller, fed by Event informers: it takes an
+// Event's last write to be the newest of its timestamps
+// (creationTimestamp, lastTimestamp, eventTime, series.lastObservedTime;
+// events.k8s.io's deprecatedLastTimestamp), asks to look at the Event
+// again exactly when that plus the TTL comes, and then deletes it,
+// provided it was not written meanwhile. Every write of an Event through
+// a recorder moves one of those timestamps, so a recurring Event lives
+// on while it recurs.
+//
+//	recorder -> API server -> Event informers -> this controller
+//	    -> requeue at expiry -> DELETE (precondition: the version read)
+//
+// Setpoint stores core/v1 Events and events.k8s.io/v1 Events apart (they
+// are distinct resources, not two views of one, as in Kubernetes), so
+// the controller expires both.
+package eventttl

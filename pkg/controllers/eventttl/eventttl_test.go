@@ -1,0 +1,267 @@
+package eventttl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/manager"
+)
+
+// TestEventTTL runs the controllers on a fake clock against a real
+// server. Events expire exactly TTL after their newest timestamp: one
+// written once goes at its TTL, one refreshed halfway (and one whose
+// series was observed later) lives on until TTL after that, in both
+// API groups.
+func TestEventTTL(t *testing.T) {
+	srv := apiservertest.Start(t)
+	c := newClient(t, srv.Config)
+	ctx := context.Background()
+	// Past every creationTimestamp the server stamps during the test,
+	// so the timestamps set here are the newest.
+	t0 := time.Now().Truncate(time.Second).Add(time.Minute)
+	const ttl = time.Hour
+	fake := &fakeClock{now: t0}
+
+	once := coreEvent("once", t0)
+	refreshed := coreEvent("refreshed", t0)
+	series := coreEvent("series", t0)
+	series.EventTime = metav1.NewMicroTime(t0)
+	series.Series = &corev1.EventSeries{Count: 2, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))}
+	newOnce := eventsEvent("once", t0, nil)
+	newSeries := eventsEvent("series", t0, &eventsv1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))})
+	for _, ev := range []client.Object{once, refreshed, series, newOnce, newSeries} {
+		must(t, c.Create(ctx, ev))
+	}
+	m := runManager(t, srv.Config, Options{TTL: ttl, Clock: fake})
+
+	// Time moves only while the controllers are idle (each has done the
+	// reconciles the test expects of it), so every requeue is computed
+	// and scheduled at one instant.
+	settle := func(core, events int) {
+		t.Helper()
+		eventually(t, "the reconciles to finish", func() error {
+			return reconciled(m, map[string]int{CoreControllerName: core, EventsControllerName: events})
+		})
+	}
+	settle(3, 2)
+	// Each looked and asked to look again at its expiry; the queue's
+	// timer is set for the first, to the nanosecond.
+	if !fake.due(t0.Add(ttl)) {
+		t.Errorf("no requeue at the first expiry, %v", t0.Add(ttl))
+	}
+	fake.Step(ttl / 2)
+	refreshed.LastTimestamp = metav1.NewTime(fake.Now())
+	refreshed.Count++
+	must(t, c.Update(ctx, refreshed))
+	settle(4, 2)
+
+	fake.Step(ttl/2 - time.Second)
+	exist(t, c, true, once, refreshed, series, newOnce, newSeries)
+
+	fake.Step(time.Second)
+	eventually(t, "the events written once to expire", func() error { return gone(c, once, newOnce) })
+	// once expired; refreshed, due then too, was requeued.
+	settle(6, 3)
+	exist(t, c, true, refreshed, series, newSeries)
+
+	fake.Step(ttl/2 - time.Second)
+	exist(t, c, true, refreshed, series, newSeries)
+	fake.Step(time.Second)
+	eventually(t, "the refreshed events to expire", func() error { return gone(c, refreshed, series, newSeries) })
+}
+
+// reconciled checks that each controller has finished exactly want
+// reconciles.
+func reconciled(m *manager.Manager, want map[string]int) error {
+	families, err := m.Registry().Gather()
+	if err != nil {
+		return err
+	}
+	got := map[string]int{}
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, metric := range f.GetMetric() {
+			for _, l := range metric.GetLabel() {
+				if l.GetName() == "controller" {
+					got[l.GetValue()] += int(metric.GetCounter().GetValue())
+				}
+			}
+		}
+	}
+	for name, n := range want {
+		if got[name] != n {
+			return fmt.Errorf("%s: %d reconciles, want %d", name, got[name], n)
+		}
+	}
+	return nil
+}
+
+func TestLastWrite(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	core := &corev1.Event{
+		ObjectMeta:    metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(0))},
+		LastTimestamp: metav1.NewTime(at(time.Minute)),
+		EventTime:     metav1.NewMicroTime(at(2 * time.Minute)),
+	}
+	if got := coreLastWrite(core); !got.Equal(at(2 * time.Minute)) {
+		t.Errorf("core: %v, want eventTime", got)
+	}
+	core.Series = &corev1.EventSeries{LastObservedTime: metav1.NewMicroTime(at(3 * time.Minute))}
+	if got := coreLastWrite(core); !got.Equal(at(3 * time.Minute)) {
+		t.Errorf("core with series: %v, want series.lastObservedTime", got)
+	}
+	ev := &eventsv1.Event{
+		ObjectMeta:              metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(5 * time.Minute))},
+		DeprecatedLastTimestamp: metav1.NewTime(at(4 * time.Minute)),
+	}
+	if got := eventsLastWrite(ev); !got.Equal(at(5 * time.Minute)) {
+		t.Errorf("events.k8s.io: %v, want creationTimestamp", got)
+	}
+	ev.DeprecatedLastTimestamp = metav1.NewTime(at(6 * time.Minute))
+	if got := eventsLastWrite(ev); !got.Equal(at(6 * time.Minute)) {
+		t.Errorf("events.k8s.io: %v, want deprecatedLastTimestamp", got)
+	}
+}
+
+func coreEvent(name string, last time.Time) *corev1.Event {
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: name},
+		InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "x", APIVersion: "v1"},
+		Reason:         "Test", Message: "test event", Type: corev1.EventTypeNormal,
+		Source:         corev1.EventSource{Component: "eventttl-test"},
+		FirstTimestamp: metav1.NewTime(last), LastTimestamp: metav1.NewTime(last), Count: 1,
+	}
+}
+
+func eventsEvent(name string, at time.Time, series *eventsv1.EventSeries) *eventsv1.Event {
+	return &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{Namespace: "default", Name: name},
+		EventTime:           metav1.NewMicroTime(at),
+		Series:              series,
+		ReportingController: "setpoint.dev/eventttl-test", ReportingInstance: "test",
+		Action: "Testing", Reason: "Test", Note: "test event", Type: corev1.EventTypeNormal,
+		Regarding: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "x", APIVersion: "v1"},
+	}
+}
+
+// exist checks that each event does (or does not) exist.
+func exist(t *testing.T, c *client.Client, want bool, evs ...client.Object) {
+	t.Helper()
+	for _, ev := range evs {
+		err := get(c, ev)
+		if got := err == nil; got != want || (err != nil && !client.IsNotFound(err)) {
+			t.Errorf("%T %s: exists %v (%v), want %v", ev, ev.GetName(), got, err, want)
+		}
+	}
+}
+
+// gone returns nil once every event is gone.
+func gone(c *client.Client, evs ...client.Object) error {
+	var errs []error
+	for _, ev := range evs {
+		switch err := get(c, ev); {
+		case err == nil:
+			errs = append(errs, fmt.Errorf("%T %s still exists", ev, ev.GetName()))
+		case !client.IsNotFound(err):
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func get(c *client.Client, ev client.Object) error {
+	key := types.NamespacedName{Namespace: ev.GetNamespace(), Name: ev.GetName()}
+	switch ev.(type) {
+	case *corev1.Event:
+		return c.Get(context.Background(), key, &corev1.Event{})
+	default:
+		return c.Get(context.Background(), key, &eventsv1.Event{})
+	}
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runManager runs a manager with the controllers until the test ends,
+// then checks it stopped cleanly and logged no error.
+func runManager(t *testing.T, cfg *rest.Config, opts Options) *manager.Manager {
+	t.Helper()
+	logs := &logBuffer{}
+	m, err := manager.New(cfg, manager.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	must(t, err)
+	must(t, Setup(m, opts))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+		if strings.Contains(logs.String(), "level=ERROR") {
+			t.Errorf("the manager logged errors:\n%s", logs)
+		}
+	})
+	return m
+}
+
+func newClient(t *testing.T, cfg *rest.Config) *client.Client {
+	t.Helper()
+	c, err := client.New(cfg, client.Options{Logger: slog.New(slog.DiscardHandler)})
+	must(t, err)
+	return c
+}
+
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s: %v", what, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,9 @@
+package namespace
+
+import "syscall"
+
+// childProcAttr kills a child when the test binary dies, so a panicking
+// or timed-out test leaves no server behind.
+func childProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
