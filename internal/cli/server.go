@@ -9,10 +9,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
+	"github.com/setpoint-dev/setpoint/pkg/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
@@ -28,7 +33,15 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	listen := fs.String("listen", "127.0.0.1:6443", "address to serve HTTPS on")
 	kubeconfig := fs.String("kubeconfig", "", "where to write the admin kubeconfig (default <data-dir>/kubeconfig)")
 	backend := fs.String("storage", "bolt", "storage backend: bolt (embedded, durable) or memory")
+	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
+	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
+	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	disabled, err := controllers.ParseSelection(*ctrls)
+	if err != nil {
+		fmt.Fprintf(stderr, "setpoint server: --controllers: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -43,14 +56,15 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend); err != nil {
+	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
+	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string) error {
+func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -119,15 +133,42 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 			logger.Warn("compactor stopped", "err", err)
 		}
 	})
+	// The API outlives the controllers: they stop first (releasing their
+	// lease), then the server.
+	apiCtx, stopAPI := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAPI()
+	ctrlDone := make(chan struct{})
 	wg.Go(func() {
+		<-ctx.Done()
+		<-ctrlDone
+		stopAPI()
+	})
+	wg.Go(func() {
+		defer close(ctrlDone)
 		select {
 		case <-api.Ready():
 			abs, _ := filepath.Abs(kubeconfig)
 			logger.Info("setpoint API server ready", "url", url, "kubeconfig", abs, "storage", backend)
 		case <-ctx.Done():
+			return
+		}
+		if len(copts.Disabled) == len(controllers.Names()) {
+			return
+		}
+		// The controllers are clients of this server like any other,
+		// over loopback with the admin credentials.
+		loopback := &rest.Config{
+			Host: url, BearerToken: creds.AdminToken,
+			TLSClientConfig: rest.TLSClientConfig{CAData: creds.CAPEM},
+			QPS:             -1,
+		}
+		if err := controllers.Run(ctx, loopback, copts); err != nil {
+			logger.Error("built-in controllers stopped", "err", err)
 		}
 	})
-	return api.Run(ctx, ln, creds.TLSConfig())
+	err = api.Run(apiCtx, ln, creds.TLSConfig())
+	cancel() // the server failed on its own: stop the rest too
+	return err
 }
 
 // kubeconfigHost is the address clients should dial: a wildcard listen

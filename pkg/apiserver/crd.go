@@ -1,11 +1,8 @@
 package apiserver
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"net/http"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,9 +40,6 @@ func (s *Server) afterWrite(ctx context.Context, req *request, rev int64) error 
 // revision order, before the revision is published. CRDs become served
 // resources here.
 func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
-	if gr == namespaceGR && ev.Type != storage.Deleted && bytes.Contains(ev.Object.JSON, []byte(`"deletionTimestamp"`)) {
-		s.wakeCleanup()
-	}
 	if gr != crdGR {
 		return
 	}
@@ -60,8 +54,9 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		return
 	}
 	if u.GetDeletionTimestamp() != nil {
+		// The CRD cleanup controller deletes its objects; no new ones
+		// meanwhile.
 		s.terminating.Store(name, true)
-		s.wakeCleanup()
 	} else {
 		s.terminating.Delete(name)
 	}
@@ -108,111 +103,6 @@ func (s *Server) unserveCRD(name string) {
 	if gr.Resource != "" {
 		s.cache.Remove(gr)
 	}
-}
-
-func (s *Server) wakeCleanup() {
-	select {
-	case s.cleanupWake <- struct{}{}:
-	default:
-	}
-}
-
-// runCleanup finishes deletions the server owns: the objects of CRDs and
-// of namespaces being deleted are deleted, then the CRD's cleanup
-// finalizer or the namespace's spec finalizer is released. Objects with
-// finalizers of their own are marked deleted and waited for, as
-// kube-apiserver's controllers do.
-func (s *Server) runCleanup(ctx context.Context) {
-	s.wakeCleanup()
-	retry := time.NewTimer(time.Hour)
-	defer retry.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.cleanupWake:
-		case <-retry.C:
-		}
-		crdsPending, err := s.cleanupCRDs(ctx)
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("custom resource cleanup failed", "err", err)
-		}
-		nsPending, nsErr := s.cleanupNamespaces(ctx)
-		if nsErr != nil && ctx.Err() == nil {
-			s.log.Warn("namespace cleanup failed", "err", nsErr)
-		}
-		if crdsPending || nsPending || err != nil || nsErr != nil {
-			retry.Reset(time.Second)
-		}
-	}
-}
-
-func (s *Server) cleanupCRDs(ctx context.Context) (pending bool, err error) {
-	c, ok := s.cache.Cache(crdGR)
-	if !ok {
-		return false, nil
-	}
-	for _, o := range c.List(watchcache.ListOptions{}).Items {
-		u, err := parseObject(o.JSON)
-		if err != nil || u.GetDeletionTimestamp() == nil {
-			continue
-		}
-		done, err := s.deleteCustomObjects(ctx, u)
-		if err != nil {
-			return true, err
-		}
-		if !done {
-			pending = true
-			continue
-		}
-		if err := s.releaseCRD(ctx, u.GetName()); err != nil {
-			return true, err
-		}
-	}
-	return pending, nil
-}
-
-// deleteCustomObjects deletes every object of a CRD's resource and says
-// whether none is left.
-func (s *Server) deleteCustomObjects(ctx context.Context, crd *unstructured.Unstructured) (bool, error) {
-	resources, err := registry.FromCRD(crd.Object)
-	if err != nil || len(resources) == 0 {
-		return true, nil
-	}
-	res := resources[0]
-	page, err := s.store.List(ctx, res.Prefix(), storage.ListOptions{})
-	if err != nil {
-		return false, err
-	}
-	for _, kv := range page.Items {
-		if _, err := s.deleteStored(ctx, res, kv, deleteOptions{}); err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
-			return false, err
-		}
-	}
-	if len(page.Items) == 0 {
-		return true, nil
-	}
-	page, err = s.store.List(ctx, res.Prefix(), storage.ListOptions{Limit: 1})
-	return err == nil && len(page.Items) == 0, err
-}
-
-// releaseCRD removes the cleanup finalizer; with no other finalizer the
-// CRD is then deleted.
-func (s *Server) releaseCRD(ctx context.Context, name string) error {
-	res, ok := s.reg.Get(schema.GroupVersionResource{Group: crdGR.Group, Version: "v1", Resource: crdGR.Resource})
-	if !ok {
-		return nil
-	}
-	return s.mutate(ctx, res, "", name, func(u *unstructured.Unstructured) error {
-		var keep []string
-		for _, f := range u.GetFinalizers() {
-			if f != registry.CRDCleanupFinalizer {
-				keep = append(keep, f)
-			}
-		}
-		u.SetFinalizers(keep)
-		return nil
-	})
 }
 
 // serveStoredCRDs serves the CRDs found at startup.

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/controllers"
 )
 
 const widgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
@@ -176,7 +179,8 @@ func TestNamespaceTerminating(t *testing.T) {
 }
 
 func TestCRDLifecycle(t *testing.T) {
-	c := newClient(t)
+	// The built-in controllers finish the deletion, as in setpoint server.
+	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest}))
 	c.createNamespace("demo")
 	crd := c.must(201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCRD)
 	conds := map[string]string{}
@@ -233,7 +237,8 @@ func TestCRDLifecycle(t *testing.T) {
 }
 
 func TestNamespaceDeletion(t *testing.T) {
-	c := newClient(t)
+	// The built-in controllers finish the deletion, as in setpoint server.
+	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest}))
 	ns := c.must(201, "POST", "/api/v1/namespaces", `{"metadata":{"name":"doomed"}}`)
 	if fins := ns["spec"].(map[string]any)["finalizers"]; mustJSON(fins) != `["kubernetes"]` {
 		t.Fatalf("new namespace spec.finalizers %v, want [kubernetes]", fins)

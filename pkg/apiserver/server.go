@@ -63,7 +63,6 @@ type Server struct {
 	now       func() time.Time
 	handler   http.Handler
 
-	cleanupWake chan struct{}
 	terminating sync.Map // names of CRDs being deleted
 	ready       chan struct{}
 
@@ -95,10 +94,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
-		discovery:   discovery.New(cfg.Registry),
-		metrics:     metrics.New(),
-		cleanupWake: make(chan struct{}, 1),
-		ready:       make(chan struct{}),
+		discovery: discovery.New(cfg.Registry),
+		metrics:   metrics.New(),
+		ready:     make(chan struct{}),
 	}
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
@@ -154,7 +152,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return
 		}
 		close(s.ready)
-		s.runCleanup(ctx)
+		<-ctx.Done()
 		errc <- nil
 	})
 	var err error

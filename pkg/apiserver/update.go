@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -231,39 +230,6 @@ func sameObject(a, b *unstructured.Unstructured) (bool, error) {
 		return false, err
 	}
 	return bytes.Equal(ab, bb), nil
-}
-
-// mutate changes a stored object with fn, retrying on conflicts; the
-// server uses it for its own writes, which the update rules do not
-// restrict. An object left deleting without finalizers is deleted.
-func (s *Server) mutate(ctx context.Context, res *registry.Resource, namespace, name string, fn func(*unstructured.Unstructured) error) error {
-	key := res.Key(namespace, name)
-	for {
-		kv, err := s.store.Get(ctx, key)
-		if err != nil {
-			return err
-		}
-		u, err := parseObject(kv.Value)
-		if err != nil {
-			return err
-		}
-		if err := fn(u); err != nil {
-			return err
-		}
-		if u.GetDeletionTimestamp() != nil && !held(res, u) {
-			_, _, err = s.store.Delete(ctx, key, kv.Revision)
-		} else {
-			var val []byte
-			if val, err = storedBytes(u); err != nil {
-				return err
-			}
-			_, err = s.store.Update(ctx, key, val, kv.Revision)
-		}
-		if errors.Is(err, storage.ErrConflict) {
-			continue
-		}
-		return err
-	}
 }
 
 // held reports whether an object must stay while its deletion is under

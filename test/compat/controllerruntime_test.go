@@ -30,8 +30,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 const (
@@ -105,7 +103,7 @@ func (r *deriver) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 // default of protobuf for built-in kinds.
 func TestControllerRuntimeManager(t *testing.T) {
 	setControllerRuntimeLogger()
-	srv := apiservertest.Start(t)
+	srv := startServer(t)
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)
 	scheme := newScheme(t)
@@ -278,7 +276,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 // resource (JSON).
 func TestControllerRuntimeClient(t *testing.T) {
 	setControllerRuntimeLogger()
-	srv := apiservertest.Start(t)
+	srv := startServer(t)
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)
 	scheme := newScheme(t)

@@ -13,8 +13,6 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
-
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // aggregatedDiscoveryType is the media type of aggregated discovery v2.
@@ -57,7 +55,7 @@ func TestDiscovery(t *testing.T) {
 			name = "legacy"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := apiservertest.Start(t)
+			srv := startServer(t)
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -150,7 +148,7 @@ func TestDiscoveryFollowsCRDs(t *testing.T) {
 			name = "legacy"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := apiservertest.Start(t)
+			srv := startServer(t)
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			dyn, err := dynamic.NewForConfig(cfg)

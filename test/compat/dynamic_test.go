@@ -16,8 +16,6 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 var (
@@ -35,7 +33,7 @@ type dynamicEnv struct {
 
 func startDynamic(t *testing.T) *dynamicEnv {
 	t.Helper()
-	srv := apiservertest.Start(t)
+	srv := startServer(t)
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)
 	dc, err := dynamic.NewForConfig(cfg)

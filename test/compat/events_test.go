@@ -12,8 +12,6 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
-
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // TestEventRecorders runs client-go's two event recorders: tools/record
@@ -21,7 +19,7 @@ import (
 // merge patch of its count) and tools/events (events.k8s.io/v1; a repeat
 // starts a series, again by strategic merge patch).
 func TestEventRecorders(t *testing.T) {
-	srv := apiservertest.Start(t)
+	srv := startServer(t)
 	rec := newRecorder(t)
 	cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))
 	if err != nil {

@@ -13,8 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // candidate is one leader-election participant.
@@ -58,7 +56,7 @@ func (e *election) startLeading(c *candidate, ctx context.Context) {
 }
 
 func TestLeaderElectionLease(t *testing.T) {
-	srv := apiservertest.Start(t)
+	srv := startServer(t)
 	rec := newRecorder(t)
 	// The clientset's default for Lease is protobuf; keep it.
 	cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))

@@ -43,6 +43,13 @@ type Options struct {
 	Configure func(*apiserver.Config)
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Controllers runs the built-in controllers (namespace lifecycle,
+	// garbage collection, CRD cleanup, event TTL) against the server
+	// until its context ends: pass controllers.Run from
+	// pkg/controllers. It is a parameter, not a default, because the
+	// controllers are built on the runtime packages, whose own tests use
+	// this package: importing them here would be an import cycle.
+	Controllers func(ctx context.Context, cfg *rest.Config) error
 }
 
 // Start starts a server with default options; it stops when the test
@@ -119,8 +126,17 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 			QPS:             -1, // tests measure the server, not a client-side limiter
 		},
 	}
+	ctrlDone := make(chan error, 1)
+	if opts.Controllers != nil {
+		go func() { ctrlDone <- opts.Controllers(ctx, s.Config) }()
+	} else {
+		ctrlDone <- nil
+	}
 	stop := func() {
 		cancel()
+		if err := <-ctrlDone; err != nil {
+			logger.Error("built-in controllers failed", "err", err)
+		}
 		<-done
 		if opts.Storage == nil {
 			_ = store.Close()

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,8 +23,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
-	"github.com/setpoint-dev/setpoint/pkg/storage"
-	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
 // testFinalizer holds test objects until the test lets them go.
@@ -33,41 +30,12 @@ const testFinalizer = "test.setpoint.dev/hold"
 
 var widgetGVK = schema.GroupVersionKind{Group: "test.setpoint.dev", Version: "v1", Kind: "Widget"}
 
-// errServerCleanup is what the server's own cleanup loop gets.
-var errServerCleanup = errors.New("test: the server's own namespace and CRD cleanup is disabled")
-
-// noServerCleanup wraps the test server's store and refuses the one
-// kind of listing only the server's own cleanup loop makes (unpaged, at
-// the current revision, below /registry/<group>/<resource>/): the watch
-// cache and the REST API always list at a revision. So the server can
-// neither delete a namespace's content nor release its finalizer, and
-// whatever cleanup a test sees, the controller did. Until the server's
-// loop is removed (issue 6), this is what keeps the tests honest; then
-// it refuses nothing.
-type noServerCleanup struct {
-	storage.Interface
-	refused atomic.Int64
-}
-
-func (s *noServerCleanup) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
-	if opts == (storage.ListOptions{}) && strings.Count(strings.TrimPrefix(prefix, "/registry/"), "/") >= 2 {
-		s.refused.Add(1)
-		return storage.ListResult{}, errServerCleanup
-	}
-	return s.Interface.List(ctx, prefix, opts)
-}
-
-// startServer starts a test server whose own cleanup loop cannot act.
+// startServer starts a test server. The server itself no longer
+// cleans up namespaces or CRDs, so whatever cleanup a test sees, the
+// controller under test did.
 func startServer(t testing.TB) *apiservertest.Server {
 	t.Helper()
-	store := &noServerCleanup{Interface: memory.New()}
-	t.Cleanup(func() {
-		_ = store.Close()
-		if n := store.refused.Load(); n > 0 {
-			t.Logf("refused the server's own cleanup %d times", n)
-		}
-	})
-	return apiservertest.StartWith(t, apiservertest.Options{Storage: store})
+	return apiservertest.Start(t)
 }
 
 // logBuffer collects a manager's logs, to check that a run logged no

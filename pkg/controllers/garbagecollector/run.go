@@ -1,0 +1,196 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/workqueue"
+)
+
+// crdGVK is the kind whose changes change what the server serves.
+var crdGVK = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+// runnable is the garbage collector as the manager runs it: on the
+// leader only, a fresh graph each leadership term.
+type runnable struct {
+	opts      Options
+	informers informers
+	resources resourceLister
+	api       objects
+	scopes    scopes
+}
+
+// NeedLeaderElection: two collectors would race each other's deletes.
+func (r *runnable) NeedLeaderElection() bool { return true }
+
+// term is the state of one Start.
+type term struct {
+	opts     Options
+	c        *collector
+	toDelete *workqueue.Queue[types.UID]
+	toOrphan *workqueue.Queue[types.UID]
+	// pause stops the workers (write lock) while the graph catches up
+	// with kinds just watched: judging before their objects are known
+	// could release a foreground-deleting owner too early.
+	pause sync.RWMutex
+}
+
+// Start runs the collector until ctx ends.
+func (r *runnable) Start(ctx context.Context) error {
+	log := r.opts.Logger
+	t := &term{
+		opts:     r.opts,
+		toDelete: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_delete"}),
+		toOrphan: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_orphan"}),
+	}
+	absent := newAbsentOwners(absentOwnersSize)
+	g := newGraph(absent, t.toDelete, t.toOrphan)
+	t.c = &collector{graph: g, api: r.api, scopes: r.scopes, absent: absent, toDelete: t.toDelete, log: log}
+	ms := &monitors{
+		informers: r.informers, resources: r.resources, graph: g,
+		ignored: r.opts.Ignored, log: log, active: map[schema.GroupKind]*monitor{},
+	}
+	defer ms.stopAll()
+
+	rediscover := make(chan struct{}, 1)
+	if stop, err := r.watchCRDs(ctx, rediscover); err != nil {
+		log.WarnContext(ctx, "cannot watch CustomResourceDefinitions; new kinds are found by periodic discovery only", "err", err)
+	} else {
+		defer stop()
+	}
+
+	t.resync(ctx, ms)
+	var wg sync.WaitGroup
+	for range r.opts.Workers {
+		wg.Go(func() { t.work(ctx, t.toDelete, t.c.attemptToDelete, true) })
+		wg.Go(func() { t.work(ctx, t.toOrphan, t.c.attemptToOrphan, false) })
+	}
+	log.InfoContext(ctx, "garbage collector started", "kinds", len(ms.active))
+
+	tick := time.NewTicker(r.opts.ResyncDiscovery)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+			t.resync(ctx, ms)
+		case <-rediscover:
+			t.resync(ctx, ms)
+		}
+	}
+	t.toDelete.ShutDown()
+	t.toOrphan.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// resync re-runs discovery and waits, with the workers paused, for the
+// kinds it starts watching.
+func (t *term) resync(ctx context.Context, ms *monitors) {
+	log := t.opts.Logger
+	started, err := ms.sync(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		log.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
+	}
+	if len(started) == 0 {
+		return
+	}
+	t.pause.Lock()
+	defer t.pause.Unlock()
+	wait, cancel := context.WithTimeout(ctx, t.opts.SyncTimeout)
+	defer cancel()
+	if err := waitSynced(wait, started); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "informers did not sync in time; collecting without them", "kinds", unsynced(started), "timeout", t.opts.SyncTimeout)
+	}
+}
+
+// work takes items off q until it shuts down. Items left when ctx ends
+// are dropped: the next term rebuilds everything from the informers.
+func (t *term) work(ctx context.Context, q *workqueue.Queue[types.UID], process func(context.Context, types.UID) error, recheckVirtual bool) {
+	for {
+		uid, shutdown := q.Get()
+		if shutdown {
+			return
+		}
+		if ctx.Err() == nil {
+			t.pause.RLock()
+			err := process(ctx, uid)
+			t.pause.RUnlock()
+			t.settle(ctx, q, uid, err, recheckVirtual)
+		}
+		q.Done(uid)
+	}
+}
+
+// settle decides whether uid comes back: after a failure, with backoff;
+// a virtual node the API says exists, until an informer sees it.
+func (t *term) settle(ctx context.Context, q *workqueue.Queue[types.UID], uid types.UID, err error, recheckVirtual bool) {
+	switch {
+	case ctx.Err() != nil:
+	case err == nil:
+		if recheckVirtual && t.c.graph.isVirtual(uid) {
+			q.AddRateLimited(uid)
+			return
+		}
+		q.Forget(uid)
+	case errors.Is(err, errAbsent):
+		q.Forget(uid)
+	case errors.Is(err, ErrNamespacedOwnerOfClusterScoped):
+		t.opts.Logger.DebugContext(ctx, "object left alone", "uid", uid, "err", err)
+		q.Forget(uid)
+	default:
+		t.opts.Logger.WarnContext(ctx, "garbage collection of an object failed; retrying", "uid", uid, "err", err, "retries", q.NumRequeues(uid))
+		q.AddRateLimited(uid)
+	}
+}
+
+// watchCRDs signals rediscover when a CustomResourceDefinition changes:
+// a kind may have started or stopped being served.
+func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}) (stop func(), err error) {
+	infs, err := r.informers.Informers(ctx, crdGVK, true)
+	if err != nil {
+		return nil, err
+	}
+	signal := func() {
+		select {
+		case rediscover <- struct{}{}:
+		default:
+		}
+	}
+	h := cache.HandlerFuncs[cache.Object]{
+		// Initial adds count too: the informer lists after the first
+		// discovery may have run, and a CRD made in between would
+		// otherwise wait for the periodic resync.
+		AddFunc: func(cache.Object, bool) { signal() },
+		UpdateFunc: func(old, cur cache.Object) {
+			if old != cur {
+				signal()
+			}
+		},
+		DeleteFunc: func(cache.Object) { signal() },
+	}
+	var regs []*cache.Registration
+	stop = func() {
+		for _, reg := range regs {
+			reg.Remove()
+		}
+	}
+	for _, inf := range infs {
+		reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: "garbagecollector-discovery"})
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		regs = append(regs, reg)
+	}
+	return stop, nil
+}
