@@ -3,6 +3,7 @@ package compat_test
 import (
 	"context"
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"maps"
 	"os"
 	"slices"
@@ -103,7 +104,7 @@ func (r *deriver) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 // default of protobuf for built-in kinds.
 func TestControllerRuntimeManager(t *testing.T) {
 	setControllerRuntimeLogger()
-	srv := startServer(t)
+	srv := apiservertest.Start(t)
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)
 	scheme := newScheme(t)
@@ -276,6 +277,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 // resource (JSON).
 func TestControllerRuntimeClient(t *testing.T) {
 	setControllerRuntimeLogger()
+	// A foreground delete waits for the garbage collector.
 	srv := startServer(t)
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"slices"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestDiscovery(t *testing.T) {
 			name = "legacy"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := startServer(t)
+			srv := apiservertest.Start(t)
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -148,7 +149,7 @@ func TestDiscoveryFollowsCRDs(t *testing.T) {
 			name = "legacy"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := startServer(t)
+			srv := startServer(t) // CRD deletion needs the built-in controllers
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			dyn, err := dynamic.NewForConfig(cfg)

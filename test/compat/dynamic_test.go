@@ -33,7 +33,7 @@ type dynamicEnv struct {
 
 func startDynamic(t *testing.T) *dynamicEnv {
 	t.Helper()
-	srv := startServer(t)
+	srv := startServer(t) // CRD deletion needs the built-in controllers
 	rec := newRecorder(t)
 	cfg := rec.wrap(srv.Config)
 	dc, err := dynamic.NewForConfig(cfg)

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,7 +20,7 @@ import (
 // merge patch of its count) and tools/events (events.k8s.io/v1; a repeat
 // starts a series, again by strategic merge patch).
 func TestEventRecorders(t *testing.T) {
-	srv := startServer(t)
+	srv := apiservertest.Start(t)
 	rec := newRecorder(t)
 	cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))
 	if err != nil {

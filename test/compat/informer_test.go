@@ -22,7 +22,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
 )
 
 // informerEvent is one call of an informer's event handler.
@@ -120,7 +119,7 @@ func TestInformerConfigMaps(t *testing.T) {
 			// The reflector reads the gate when it is built, so the
 			// informer below sees this value.
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, tc.watchList)
-			srv := startServer(t)
+			srv := apiservertest.Start(t)
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			cfg.ContentType = tc.contentType
@@ -236,7 +235,7 @@ func TestInformerSurvivesWatchEnd(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("WatchList=%v", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			srv := startServer(t)
+			srv := apiservertest.Start(t)
 			rec := newRecorder(t)
 			cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))
 			if err != nil {
@@ -321,7 +320,7 @@ func TestInformerRelistsAfterExpiredWatch(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("WatchList=%v", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			srv := apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest, Configure: func(c *apiserver.Config) {
+			srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
 				c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
 			}})
 			rec := newRecorder(t)
@@ -413,7 +412,7 @@ func TestInformerRelistsAfterExpiredWatch(t *testing.T) {
 func TestWatchExpiredResourceVersion(t *testing.T) {
 	for _, contentType := range []string{"application/json", protobufContentType} {
 		t.Run(contentType, func(t *testing.T) {
-			srv := apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest, Configure: func(c *apiserver.Config) {
+			srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
 				c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
 			}})
 			rec := newRecorder(t)
@@ -504,7 +503,7 @@ func TestMetadataInformer(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("WatchList=%v", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			srv := startServer(t)
+			srv := apiservertest.Start(t)
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)
 			cs, err := kubernetes.NewForConfig(cfg)
@@ -580,7 +579,7 @@ func TestMetadataInformer(t *testing.T) {
 // TestInformerFieldSelector runs an informer restricted by a field
 // selector on metadata.name, as client-go's single-object watches do.
 func TestInformerFieldSelector(t *testing.T) {
-	srv := startServer(t)
+	srv := apiservertest.Start(t)
 	cs, err := kubernetes.NewForConfig(srv.Config)
 	if err != nil {
 		t.Fatal(err)

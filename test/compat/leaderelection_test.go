@@ -3,6 +3,7 @@ package compat_test
 import (
 	"context"
 	"fmt"
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,7 +57,7 @@ func (e *election) startLeading(c *candidate, ctx context.Context) {
 }
 
 func TestLeaderElectionLease(t *testing.T) {
-	srv := startServer(t)
+	srv := apiservertest.Start(t)
 	rec := newRecorder(t)
 	// The clientset's default for Lease is protobuf; keep it.
 	cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))
