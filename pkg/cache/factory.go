@@ -74,6 +74,7 @@ type Factory struct {
 
 	mu        sync.Mutex
 	informers map[Source]sharedInformer
+	running   map[Source]run  // the informers started
 	ctx       context.Context // while Run runs
 	ran       bool
 	wg        sync.WaitGroup
@@ -89,7 +90,7 @@ type sharedInformer interface {
 
 // NewFactory returns a factory that reaches the server through newLW.
 func NewFactory(newLW NewListerWatcherFunc, opts FactoryOptions) *Factory {
-	return &Factory{newLW: newLW, opts: opts, informers: map[Source]sharedInformer{}}
+	return &Factory{newLW: newLW, opts: opts, informers: map[Source]sharedInformer{}, running: map[Source]run{}}
 }
 
 // InformerFor returns the factory's informer for src, creating it on first
@@ -129,7 +130,7 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 	})
 	f.informers[src] = inf
 	if f.ctx != nil {
-		f.start(inf)
+		f.start(src, inf)
 	}
 	return inf, nil
 }
@@ -151,8 +152,8 @@ func (f *Factory) Run(ctx context.Context) error {
 		return errors.New("cache: factory already ran")
 	}
 	f.ran, f.ctx = true, ctx
-	for _, inf := range f.informers {
-		f.start(inf)
+	for src, inf := range f.informers {
+		f.start(src, inf)
 	}
 	f.mu.Unlock()
 	<-ctx.Done()
@@ -163,13 +164,25 @@ func (f *Factory) Run(ctx context.Context) error {
 	return nil
 }
 
-func (f *Factory) start(inf sharedInformer) {
-	ctx := f.ctx
+// start runs inf until Run's context ends or src is forgotten; f.mu
+// is held.
+func (f *Factory) start(src Source, inf sharedInformer) {
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	f.running[src] = run{cancel: cancel, done: done}
 	f.wg.Go(func() {
+		defer close(done)
+		defer cancel()
 		if err := inf.Run(ctx); err != nil {
 			f.logger().Error("informer failed", "informer", inf.Name(), "err", err)
 		}
 	})
+}
+
+// run is a started informer: how to stop it, and when it has.
+type run struct {
+	cancel context.CancelFunc
+	done   <-chan struct{}
 }
 
 func (f *Factory) logger() *slog.Logger {
@@ -177,6 +190,27 @@ func (f *Factory) logger() *slog.Logger {
 		return f.opts.Logger
 	}
 	return slog.Default()
+}
+
+// Forget stops the informer for src and drops it, so the next
+// InformerFor starts a new one. It is for a kind that is no longer
+// served (its CRD was deleted), whose informer could only fail and
+// retry; handlers still registered on it hear nothing more. It reports
+// whether there was one.
+func (f *Factory) Forget(src Source) bool {
+	f.mu.Lock()
+	_, ok := f.informers[src]
+	r, started := f.running[src]
+	delete(f.informers, src)
+	delete(f.running, src)
+	f.mu.Unlock()
+	if started {
+		// Wait, so a new informer for src never overlaps the old one
+		// (their metrics share a name).
+		r.cancel()
+		<-r.done
+	}
+	return ok
 }
 
 // WaitForSync waits until every informer asked for so far has synced, or

@@ -245,6 +245,17 @@ func (m *Manager) Informers(ctx context.Context, gvk schema.GroupVersionKind, me
 	return out, nil
 }
 
+// ForgetInformers stops and drops the informers Informers made for gvk,
+// for a kind the server no longer serves (its CRD is gone): they could
+// only fail and retry. Whoever still has handlers on them hears nothing
+// more.
+func (m *Manager) ForgetInformers(gvk schema.GroupVersionKind, metadataOnly bool) {
+	namespaces := append([]string{""}, m.opts.Namespaces...)
+	for _, ns := range namespaces {
+		m.factory.Forget(cache.Source{GVK: gvk, Namespace: ns, MetadataOnly: metadataOnly})
+	}
+}
+
 // namespaced asks the RESTMapper whether gvk lives in namespaces. A
 // kind the server does not serve yet (its CRD is missing) is taken as
 // namespaced, as most custom kinds are, so its informers exist and

@@ -17,6 +17,8 @@ import (
 // informers hands out shared metadata-only informers; the manager does.
 type informers interface {
 	Informers(ctx context.Context, gvk schema.GroupVersionKind, metadataOnly bool) ([]controller.Informer, error)
+	// ForgetInformers stops the informers of a kind no longer served.
+	ForgetInformers(gvk schema.GroupVersionKind, metadataOnly bool)
 }
 
 // resourceLister lists what the server serves; the manager's API client
@@ -79,6 +81,8 @@ func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
 			m.stop()
 			delete(ms.active, gk)
 			if !ok {
+				// Its informer could only fail and retry from now on.
+				ms.informers.ForgetInformers(m.gvk, true)
 				ms.log.InfoContext(ctx, "kind no longer served; stopped watching it", "kind", m.gvk.String())
 				ms.graph.recheckKind(gk)
 			}
