@@ -142,6 +142,12 @@ func TestWatchExpired(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// A consistent list waits until the server's watch cache has
+			// every update, so its two-event window has moved past first;
+			// a watch sent before that could still be replayed from it.
+			if err := c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace("demo")); err != nil {
+				t.Fatal(err)
+			}
 			w, err := c.Watch(ctx, &corev1.ConfigMapList{}, client.InNamespace("demo"), client.ResourceVersion(first))
 			if err != nil {
 				t.Fatal(err)
