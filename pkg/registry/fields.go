@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/fields"
 )
@@ -44,22 +45,28 @@ func (r *Resource) HasField(name string) bool {
 	return false
 }
 
-// Lookup follows a dotted path (".spec.replicas" or "spec.replicas")
-// through maps.
+// Lookup returns the first value path (a JSONPath, see JSONPath; a
+// plain ".spec.replicas" or "spec.replicas" is one) selects in obj. An
+// invalid path selects nothing.
 func Lookup(obj map[string]any, path string) (any, bool) {
-	path = strings.TrimPrefix(path, ".")
-	var cur any = obj
-	for p := range strings.SplitSeq(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
+	p, ok := parsedPaths.Load(path)
+	if !ok {
+		parsed, err := ParseJSONPath(path)
+		if err != nil {
 			return nil, false
 		}
-		if cur, ok = m[p]; !ok {
-			return nil, false
-		}
+		p, _ = parsedPaths.LoadOrStore(path, parsed)
 	}
-	return cur, true
+	found := p.(JSONPath).Find(obj)
+	if len(found) == 0 {
+		return nil, false
+	}
+	return found[0], true
 }
+
+// parsedPaths keeps each path parsed once: the same few column and field
+// paths are looked up for every object served.
+var parsedPaths sync.Map
 
 func str(v any) string {
 	switch v := v.(type) {
