@@ -1,7 +1,6 @@
 package manager
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -20,34 +19,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
-// logBuffer collects a manager's logs, to check a clean stop logs no
-// errors.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
+// logBuffer collects the logs a test checks.
+type logBuffer = logtest.Buffer
 
 // start runs m until the test ends and checks it stopped cleanly.
 func start(t *testing.T, m *Manager) (stop func()) {
@@ -114,7 +94,7 @@ func TestManagerEndToEnd(t *testing.T) {
 	cfg := apiservertest.Start(t).Config
 	newCM(t, cfg, "default", "a", map[string]string{"app": "x"})
 	var logs logBuffer
-	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Logger: logs.logger()})
+	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Logger: logs.Logger(slog.LevelInfo)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +239,7 @@ func TestCachedClient(t *testing.T) {
 func TestReadinessSaysWhy(t *testing.T) {
 	cfg := apiservertest.Start(t).Config
 	var logs logBuffer
-	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", CacheSyncTimeout: 200 * time.Millisecond, Logger: logs.logger()})
+	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", CacheSyncTimeout: 200 * time.Millisecond, Logger: logs.Logger(slog.LevelInfo)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package compat_test
 import (
 	"context"
 	"fmt"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"maps"
 	"os"
 	"slices"
@@ -31,6 +30,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 const (

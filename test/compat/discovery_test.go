@@ -2,7 +2,6 @@ package compat_test
 
 import (
 	"fmt"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // aggregatedDiscoveryType is the media type of aggregated discovery v2.

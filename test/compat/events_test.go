@@ -2,7 +2,6 @@ package compat_test
 
 import (
 	"fmt"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,8 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // TestEventRecorders runs client-go's two event recorders: tools/record

@@ -3,7 +3,6 @@ package compat_test
 import (
 	"context"
 	"fmt"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
 
 // candidate is one leader-election participant.

@@ -1,6 +1,7 @@
 package controller_test
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func runOperator(t *testing.T, e *env, namespaces ...string) *logBuffer {
 	m, err := manager.New(e.srv.Config, manager.Options{
 		Client:     client.Options{Scheme: e.scheme},
 		Namespaces: namespaces,
-		Logger:     logs.logger(),
+		Logger:     logs.Logger(slog.LevelDebug),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestRequeueResult(t *testing.T) {
 func TestRequeueRuns(t *testing.T) {
 	e := newEnv(t)
 	logs := &logBuffer{}
-	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.logger()})
+	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.Logger(slog.LevelDebug)})
 	if err != nil {
 		t.Fatal(err)
 	}

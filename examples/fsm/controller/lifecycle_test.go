@@ -3,6 +3,7 @@ package controller_test
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 
@@ -23,7 +24,7 @@ import (
 func runOperator(t *testing.T, e *env) {
 	t.Helper()
 	logs := &logBuffer{}
-	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.logger()})
+	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.Logger(slog.LevelDebug)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	fsmv1 "github.com/setpoint-dev/setpoint/examples/fsm/api/v1"
+	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
@@ -86,7 +85,7 @@ func startManager(t *testing.T, m *manager.Manager, logs *logBuffer) {
 		if err := <-done; err != nil {
 			t.Errorf("manager: %v", err)
 		}
-		if logs.hasErrors() {
+		if logs.HasErrors() {
 			t.Errorf("the manager logged errors:\n%s", logs)
 		}
 	})
@@ -105,27 +104,5 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// logBuffer keeps an operator's logs, to show them on failure and to
-// check that nothing was logged at error level.
-type logBuffer struct {
-	mu   sync.Mutex
-	text strings.Builder
-}
-
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.String()
-}
-
-func (l *logBuffer) hasErrors() bool { return strings.Contains(l.String(), "level=ERROR") }
+// logBuffer collects the logs a test checks.
+type logBuffer = logtest.Buffer

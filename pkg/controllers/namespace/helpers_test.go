@@ -1,13 +1,11 @@
 package namespace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
@@ -38,24 +37,8 @@ func startServer(t testing.TB) *apiservertest.Server {
 	return apiservertest.Start(t)
 }
 
-// logBuffer collects a manager's logs, to check that a run logged no
-// errors.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// logBuffer collects the logs a test checks.
+type logBuffer = logtest.Buffer
 
 // withController sets the namespace controller up on a manager.
 func withController(opts Options) func(*manager.Manager) error {
