@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/internal/backoff"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -24,20 +25,20 @@ type crdAPI interface {
 type reconciler struct {
 	crds    client.Reader // the informer's copy
 	api     crdAPI
-	backoff *backoff
+	backoff *backoff.Backoff
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := r.crds.Get(ctx, req.NamespacedName, crd); err != nil {
 		if client.IsNotFound(err) {
-			r.backoff.forget(req.Name)
+			r.backoff.Forget(req.Name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
 	if crd.DeletionTimestamp == nil || !slices.Contains(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
-		r.backoff.forget(req.Name)
+		r.backoff.Forget(req.Name)
 		return reconcile.Result{}, nil
 	}
 	if !isTrue(crd, apiextensionsv1.Established) {
@@ -69,11 +70,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := r.setStatus(ctx, crd, terminating(apiextensionsv1.ConditionTrue, ReasonInstanceDeletionInProgress, msgInProgress)); err != nil {
 			return reconcile.Result{}, err
 		}
-		wait := r.backoff.next(crd.Name, crd.UID, remaining)
+		wait := r.backoff.Next(crd.Name, crd.UID, remaining)
 		reconcile.Logger(ctx).DebugContext(ctx, "custom resources remain", "remaining", remaining, "retryIn", wait)
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}
-	r.backoff.forget(crd.Name)
+	r.backoff.Forget(crd.Name)
 	if err := r.setStatus(ctx, crd, terminating(apiextensionsv1.ConditionFalse, ReasonInstanceDeletionCompleted, msgCompleted)); err != nil {
 		return reconcile.Result{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/internal/backoff"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -25,20 +26,20 @@ type namespaceAPI interface {
 type reconciler struct {
 	namespaces client.Reader // the informer's copy
 	api        namespaceAPI
-	backoff    *backoff
+	backoff    *backoff.Backoff
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ns := &corev1.Namespace{}
 	if err := r.namespaces.Get(ctx, req.NamespacedName, ns); err != nil {
 		if client.IsNotFound(err) {
-			r.backoff.forget(req.Name)
+			r.backoff.Forget(req.Name)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
 	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
-		r.backoff.forget(req.Name)
+		r.backoff.Forget(req.Name)
 		return reconcile.Result{}, nil
 	}
 
@@ -55,12 +56,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case len(out.deleteErrs) > 0:
 		return reconcile.Result{}, fmt.Errorf("deleting the namespace's content: %w", errors.Join(out.deleteErrs...))
 	case out.total() > 0:
-		wait := r.backoff.next(ns.Name, ns.UID, out.total())
+		wait := r.backoff.Next(ns.Name, ns.UID, out.total())
 		reconcile.Logger(ctx).DebugContext(ctx, "namespace content remains", "remaining", out.total(), "retryIn", wait)
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}
 
-	r.backoff.forget(ns.Name)
+	r.backoff.Forget(ns.Name)
 	ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
 	if err := r.api.UpdateSubresource(ctx, ns, "finalize"); err != nil {
 		if client.IsNotFound(err) {

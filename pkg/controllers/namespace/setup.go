@@ -5,6 +5,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/internal/backoff"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 )
@@ -18,7 +19,7 @@ const ControllerName = "namespace"
 func Setup(m *manager.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	var api namespaceAPI = m.API()
-	r := &reconciler{namespaces: m.Client(), api: api, backoff: newBackoff(opts.MinBackoff, opts.MaxBackoff)}
+	r := &reconciler{namespaces: m.Client(), api: api, backoff: backoff.New(opts.MinBackoff, opts.MaxBackoff)}
 	_, err := m.NewController(r, controller.Options{Name: ControllerName, Workers: opts.Workers},
 		controller.For[*corev1.Namespace](controller.WithPredicates(terminating)))
 	return err

@@ -86,30 +86,6 @@ func TestSetConditions(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	b := newBackoff(10*time.Millisecond, 50*time.Millisecond)
-	var got []time.Duration
-	for range 5 {
-		got = append(got, b.next("ns", "u1", 3))
-	}
-	want := []time.Duration{10, 20, 40, 50, 50}
-	for i := range want {
-		if got[i] != want[i]*time.Millisecond {
-			t.Fatalf("delays %v, want %v ms", got, want)
-		}
-	}
-	if d := b.next("ns", "u1", 2); d != 10*time.Millisecond {
-		t.Errorf("after progress: %v, want the shortest delay", d)
-	}
-	if d := b.next("ns", "u2", 2); d != 10*time.Millisecond {
-		t.Errorf("a new namespace of the same name: %v, want the shortest delay", d)
-	}
-	b.forget("ns")
-	if len(b.waits) != 0 {
-		t.Errorf("forget left %v", b.waits)
-	}
-}
-
 func TestDeletableKinds(t *testing.T) {
 	res := func(g, v, r, k string, namespaced bool, verbs ...string) client.Resource {
 		return client.Resource{GVR: schema.GroupVersionResource{Group: g, Version: v, Resource: r}, Kind: k, Namespaced: namespaced, Verbs: verbs}

@@ -1,0 +1,30 @@
+package backoff
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBackoff(t *testing.T) {
+	b := New(10*time.Millisecond, 50*time.Millisecond)
+	var got []time.Duration
+	for range 5 {
+		got = append(got, b.Next("ns", "u1", 3))
+	}
+	want := []time.Duration{10, 20, 40, 50, 50}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("delays %v, want %v ms", got, want)
+		}
+	}
+	if d := b.Next("ns", "u1", 2); d != 10*time.Millisecond {
+		t.Errorf("after progress: %v, want the shortest delay", d)
+	}
+	if d := b.Next("ns", "u2", 2); d != 10*time.Millisecond {
+		t.Errorf("a new object of the same name: %v, want the shortest delay", d)
+	}
+	b.Forget("ns")
+	if len(b.waits) != 0 {
+		t.Errorf("Forget left %v", b.waits)
+	}
+}
