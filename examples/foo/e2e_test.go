@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/setpoint-dev/setpoint/internal/processtest"
 )
 
 // readyJSONPath prints the Ready condition's status and reason.
@@ -18,47 +20,48 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server and the example")
 	}
-	kubectlBin := kubectlPath(t)
-	setpointBin, fooBin := buildBinaries(t)
-	server, kubeconfig := startServer(t, setpointBin)
-	k := &kubectl{bin: kubectlBin, kubeconfig: kubeconfig, home: t.TempDir()}
+	kubectlBin := processtest.KubectlPath(t)
+	bins := processtest.Build(t, "./cmd/setpoint", "./examples/foo")
+	setpointBin, fooBin := bins[0], bins[1]
+	server, kubeconfig := processtest.StartServer(t, setpointBin)
+	k := &processtest.Kubectl{Bin: kubectlBin, Kubeconfig: kubeconfig, Home: t.TempDir()}
 
 	// Setpoint serves no OpenAPI yet, which kubectl's client-side
 	// validation needs.
-	k.ok(t, "create", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
-	k.ok(t, "wait", "--for=condition=established", "crd/foos.foo.example.com", "--timeout=30s")
+	k.OK(t, "create", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
+	k.OK(t, "wait", "--for=condition=established", "crd/foos.foo.example.com", "--timeout=30s")
 
-	healthAddr := freeAddr(t)
-	operator := startProcess(t, "foo", fooBin, "--kubeconfig", kubeconfig,
+	healthAddr := processtest.FreeAddr(t)
+	operator := processtest.Start(t, "foo", fooBin, "--kubeconfig", kubeconfig,
 		"--health-addr", healthAddr, "--metrics-addr", "127.0.0.1:0", "--requeue-after", "1s",
 		"--leader-elect", "--namespace", "default,kube-system")
-	if err := operator.waitOutput(t, `msg="starting workers"`); err != nil {
+	if err := operator.WaitOutput(t, `msg="starting workers"`); err != nil {
 		t.Fatal(err)
 	}
 
-	if _, err := k.run(t, fooManifest("x", "baz"), "create", "-f", "-", "--validate=false"); err != nil {
+	if _, err := k.Run(t, fooManifest("x", "baz"), "create", "-f", "-", "--validate=false"); err != nil {
 		t.Fatal(err)
 	}
-	k.waitFor(t, "Unknown FooNotBar", "foo", "x", "-o", readyJSONPath)
-	k.ok(t, "patch", "foo", "x", "--type=merge", "-p", `{"spec":{"value":"bar"}}`)
-	k.waitFor(t, "True FooIsBar", "foo", "x", "-o", readyJSONPath)
-	k.waitFor(t, "bar", "configmap", "x-foo", "-o", "jsonpath={.data.value}")
+	k.WaitFor(t, "Unknown FooNotBar", "foo", "x", "-o", readyJSONPath)
+	k.OK(t, "patch", "foo", "x", "--type=merge", "-p", `{"spec":{"value":"bar"}}`)
+	k.WaitFor(t, "True FooIsBar", "foo", "x", "-o", readyJSONPath)
+	k.WaitFor(t, "bar", "configmap", "x-foo", "-o", "jsonpath={.data.value}")
 	if code := httpStatus(t, "http://"+healthAddr+"/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz: %d, want 200", code)
 	}
 
 	// kubectl delete waits until the object is gone, which the
 	// finalizer holds off until the cleanup ran.
-	k.ok(t, "delete", "foo", "x", "--timeout=30s")
-	if out, err := k.run(t, "", "get", "configmap", "x-foo"); err == nil || !strings.Contains(err.Error(), "NotFound") {
+	k.OK(t, "delete", "foo", "x", "--timeout=30s")
+	if out, err := k.Run(t, "", "get", "configmap", "x-foo"); err == nil || !strings.Contains(err.Error(), "NotFound") {
 		t.Errorf("the Foo's ConfigMap after cleanup: %q, %v; want NotFound", out, err)
 	}
-	if err := operator.waitOutput(t, `msg="foo cleaned up"`); err != nil {
+	if err := operator.WaitOutput(t, `msg="foo cleaned up"`); err != nil {
 		t.Error(err)
 	}
 
-	operator.stop(t)
-	server.stop(t)
+	operator.Stop(t)
+	server.Stop(t)
 }
 
 func fooManifest(name, value string) string {

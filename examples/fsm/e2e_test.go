@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/setpoint-dev/setpoint/internal/processtest"
 )
 
 // conditionsJSONPath prints each condition as type=status/reason.
@@ -17,46 +19,47 @@ func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server and the example")
 	}
-	kubectlBin := kubectlPath(t)
-	setpointBin, fsmBin := buildBinaries(t)
-	server, kubeconfig := startServer(t, setpointBin)
-	k := &kubectl{bin: kubectlBin, kubeconfig: kubeconfig, home: t.TempDir()}
+	kubectlBin := processtest.KubectlPath(t)
+	bins := processtest.Build(t, "./cmd/setpoint", "./examples/fsm")
+	setpointBin, fsmBin := bins[0], bins[1]
+	server, kubeconfig := processtest.StartServer(t, setpointBin)
+	k := &processtest.Kubectl{Bin: kubectlBin, Kubeconfig: kubeconfig, Home: t.TempDir()}
 
 	// Setpoint serves no OpenAPI yet, which kubectl's client-side
 	// validation needs.
-	k.ok(t, "apply", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
-	k.ok(t, "wait", "--for=condition=established", "crd/pipelines.fsm.example.com", "--timeout=30s")
+	k.OK(t, "apply", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
+	k.OK(t, "wait", "--for=condition=established", "crd/pipelines.fsm.example.com", "--timeout=30s")
 
-	operator := startProcess(t, "fsm", fsmBin, "--kubeconfig", kubeconfig,
+	operator := processtest.Start(t, "fsm", fsmBin, "--kubeconfig", kubeconfig,
 		"--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
-	if err := operator.waitOutput(t, `msg="starting workers"`); err != nil {
+	if err := operator.WaitOutput(t, `msg="starting workers"`); err != nil {
 		t.Fatal(err)
 	}
 
-	if _, err := k.run(t, pipelineManifest, "apply", "-f", "-", "--validate=false"); err != nil {
+	if _, err := k.Run(t, pipelineManifest, "apply", "-f", "-", "--validate=false"); err != nil {
 		t.Fatal(err)
 	}
-	k.ok(t, "wait", "--for=condition=Ready", "pipeline/release", "--timeout=30s")
-	k.waitFor(t, "Validated=True/ValidSpec Provisioned=True/ConfigMapWritten Published=True/Published Ready=True/Ready ",
+	k.OK(t, "wait", "--for=condition=Ready", "pipeline/release", "--timeout=30s")
+	k.WaitFor(t, "Validated=True/ValidSpec Provisioned=True/ConfigMapWritten Published=True/Published Ready=True/Ready ",
 		"pipeline", "release", "-o", conditionsJSONPath)
 	// What the runners would see: published ConfigMaps and their stages.
-	k.waitFor(t, "release-pipeline: build\ntest\ndeploy\n", "configmaps", "-l", "fsm.example.com/published=true",
+	k.WaitFor(t, "release-pipeline: build\ntest\ndeploy\n", "configmaps", "-l", "fsm.example.com/published=true",
 		"-o", `jsonpath={range .items[*]}{.metadata.name}: {.data.stages}{"\n"}{end}`)
 
-	k.ok(t, "patch", "pipeline", "release", "--type=merge", "-p", `{"spec":{"suspend":true}}`)
-	k.waitFor(t, "Validated=True/ValidSpec Provisioned=True/ConfigMapWritten Published=False/Suspended Ready=False/Suspended ",
+	k.OK(t, "patch", "pipeline", "release", "--type=merge", "-p", `{"spec":{"suspend":true}}`)
+	k.WaitFor(t, "Validated=True/ValidSpec Provisioned=True/ConfigMapWritten Published=False/Suspended Ready=False/Suspended ",
 		"pipeline", "release", "-o", conditionsJSONPath)
-	k.waitFor(t, "", "configmaps", "-l", "fsm.example.com/published=true", "-o", "name")
+	k.WaitFor(t, "", "configmaps", "-l", "fsm.example.com/published=true", "-o", "name")
 
 	// kubectl delete waits until the object is gone, which the
 	// finalizer holds off until the deletion states are done.
-	k.ok(t, "delete", "pipeline", "release", "--timeout=30s")
-	if out, err := k.run(t, "", "get", "configmap", "release-pipeline"); err == nil || !strings.Contains(err.Error(), "NotFound") {
+	k.OK(t, "delete", "pipeline", "release", "--timeout=30s")
+	if out, err := k.Run(t, "", "get", "configmap", "release-pipeline"); err == nil || !strings.Contains(err.Error(), "NotFound") {
 		t.Errorf("the Pipeline's ConfigMap after deletion: %q, %v; want NotFound", out, err)
 	}
 
-	operator.stop(t)
-	server.stop(t)
+	operator.Stop(t)
+	server.Stop(t)
 }
 
 const pipelineManifest = `apiVersion: fsm.example.com/v1

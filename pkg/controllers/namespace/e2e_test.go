@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/setpoint-dev/setpoint/internal/processtest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
@@ -33,8 +34,10 @@ func TestKubectlDeleteNamespace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}
-	kubectlBin := kubectlPath(t)
-	srv, kubeconfig := startSetpoint(t, buildSetpoint(t))
+	kubectlBin := processtest.KubectlPath(t)
+	srv, kubeconfig := processtest.StartServer(t, processtest.Build(t, "./cmd/setpoint")[0])
+	// kubectl delete waits up to its --timeout for the namespace to go.
+	k := &processtest.Kubectl{Bin: kubectlBin, Kubeconfig: kubeconfig, Home: t.TempDir(), Timeout: 40 * time.Second}
 	cfg, err := client.Config(kubeconfig, "")
 	must(t, err)
 	c := newClient(t, cfg)
@@ -48,7 +51,7 @@ func TestKubectlDeleteNamespace(t *testing.T) {
 		releaser(corev1.SchemeGroupVersion.WithKind("ConfigMap"), &released),
 		releaser(widgetGVK, &released))
 
-	if _, err := kubectl(t, kubectlBin, kubeconfig, 40*time.Second, "delete", "namespace", "e2e", "--timeout=30s"); err != nil {
+	if _, err := k.Run(t, "", "delete", "namespace", "e2e", "--timeout=30s"); err != nil {
 		ns := &corev1.Namespace{}
 		_ = c.Get(ctx, types.NamespacedName{Name: "e2e"}, ns)
 		t.Fatalf("%v\nreleased %d objects; the namespace's status: %+v\n(no NamespaceFinalizersRemaining condition means no namespace controller runs in the server)",
@@ -66,7 +69,7 @@ func TestKubectlDeleteNamespace(t *testing.T) {
 			t.Errorf("%d %ss outlived the namespace", len(left), gvk.Kind)
 		}
 	}
-	srv.stop(t)
+	srv.Stop(t)
 }
 
 // releaser sets up a controller that removes testFinalizer from the

@@ -1,4 +1,9 @@
-package main
+// Package processtest runs the binaries of this module as child
+// processes for end-to-end tests: built with the go command, started and
+// stopped with their output kept, `setpoint server` on a free port, and
+// kubectl against it. A missing kubectl fails a test under CI (the CI
+// environment variable set) and skips it elsewhere.
+package processtest
 
 import (
 	"context"
@@ -15,19 +20,18 @@ import (
 	"time"
 )
 
-// The end-to-end test's plumbing: binaries built with the go command,
-// child processes, and kubectl.
-
 const (
-	// processTimeout bounds a child's start (ready line) and stop.
-	processTimeout = 30 * time.Second
+	// Timeout bounds a child's start (ready line) and stop, and the
+	// waits below.
+	Timeout = 30 * time.Second
 	// kubectlTimeout bounds one kubectl command.
 	kubectlTimeout = 30 * time.Second
 )
 
-// buildBinaries builds the setpoint server and this example into a
-// temporary directory, from the module root, and returns their paths.
-func buildBinaries(t *testing.T) (setpoint, example string) {
+// Build builds the module's packages pkgs ("./cmd/setpoint",
+// "./examples/foo") into a temporary directory, from the module root,
+// and returns the binaries' paths in the same order.
+func Build(t *testing.T, pkgs ...string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -36,17 +40,21 @@ func buildBinaries(t *testing.T) (setpoint, example string) {
 		t.Fatalf("go env GOMOD: %v", err)
 	}
 	dir := t.TempDir()
-	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/setpoint", "./examples/foo")
+	build := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
 	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return filepath.Join(dir, "setpoint"), filepath.Join(dir, "foo")
+	paths := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		paths[i] = filepath.Join(dir, filepath.Base(p))
+	}
+	return paths
 }
 
-// kubectlPath finds kubectl on PATH; without it the test fails under
+// KubectlPath finds kubectl on PATH; without it the test fails under
 // CI (the CI environment variable is set) and is skipped elsewhere.
-func kubectlPath(t *testing.T) string {
+func KubectlPath(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -58,8 +66,8 @@ func kubectlPath(t *testing.T) string {
 	return path
 }
 
-// freeAddr is a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
+// FreeAddr is a loopback address whose port was free a moment ago.
+func FreeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -69,8 +77,8 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// process is a running child: the server or the operator.
-type process struct {
+// Process is a running child: the server or the operator.
+type Process struct {
 	name   string
 	cmd    *exec.Cmd
 	out    *output
@@ -78,11 +86,11 @@ type process struct {
 	err    error // cmd.Wait's; read after exited
 }
 
-// startProcess starts bin; the test's cleanup kills it if it still
+// Start starts bin; the test's cleanup kills it if it still
 // runs, and shows its output if the test failed.
-func startProcess(t *testing.T, name, bin string, args ...string) *process {
+func Start(t *testing.T, name, bin string, args ...string) *Process {
 	t.Helper()
-	p := &process{name: name, out: &output{}, exited: make(chan struct{})}
+	p := &Process{name: name, out: &output{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = childProcAttr()
@@ -103,10 +111,10 @@ func startProcess(t *testing.T, name, bin string, args ...string) *process {
 	return p
 }
 
-// waitOutput waits until the child has printed s.
-func (p *process) waitOutput(t *testing.T, s string) error {
+// WaitOutput waits until the child has printed s.
+func (p *Process) WaitOutput(t *testing.T, s string) error {
 	t.Helper()
-	deadline := time.Now().Add(processTimeout)
+	deadline := time.Now().Add(Timeout)
 	for !strings.Contains(p.out.String(), s) {
 		select {
 		case <-p.exited:
@@ -114,24 +122,24 @@ func (p *process) waitOutput(t *testing.T, s string) error {
 		default:
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not print %q within %v", p.name, s, processTimeout)
+			return fmt.Errorf("%s did not print %q within %v", p.name, s, Timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
 }
 
-// stop sends SIGTERM and fails the test unless the child exits with
+// Stop sends SIGTERM and fails the test unless the child exits with
 // status 0 and logged no error.
-func (p *process) stop(t *testing.T) {
+func (p *Process) Stop(t *testing.T) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("%s: %v", p.name, err)
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(processTimeout):
-		t.Fatalf("%s did not exit within %v of SIGTERM", p.name, processTimeout)
+	case <-time.After(Timeout):
+		t.Fatalf("%s did not exit within %v of SIGTERM", p.name, Timeout)
 	}
 	if p.err != nil {
 		t.Errorf("%s: %v, want exit status 0", p.name, p.err)
@@ -141,15 +149,15 @@ func (p *process) stop(t *testing.T) {
 	}
 }
 
-// startServer runs `setpoint server` on the memory store and a free
+// StartServer runs `setpoint server` on the memory store and a free
 // port, trying another port if the one picked was taken meanwhile, and
 // returns it with its kubeconfig once it is ready.
-func startServer(t *testing.T, bin string) (*process, string) {
+func StartServer(t *testing.T, bin string) (*Process, string) {
 	t.Helper()
 	dataDir := t.TempDir()
 	for attempt := 1; ; attempt++ {
-		p := startProcess(t, "setpoint server", bin, "server", "--storage", "memory", "--data-dir", dataDir, "--listen", freeAddr(t))
-		err := p.waitOutput(t, "setpoint API server ready")
+		p := Start(t, "setpoint server", bin, "server", "--storage", "memory", "--data-dir", dataDir, "--listen", FreeAddr(t))
+		err := p.WaitOutput(t, "setpoint API server ready")
 		if err == nil {
 			return p, filepath.Join(dataDir, "kubeconfig")
 		}
@@ -158,6 +166,9 @@ func startServer(t *testing.T, bin string) (*process, string) {
 		}
 	}
 }
+
+// Output is everything the child printed so far.
+func (p *Process) Output() string { return p.out.String() }
 
 // output collects a child's stdout and stderr.
 type output struct {
@@ -177,20 +188,26 @@ func (o *output) String() string {
 	return o.b.String()
 }
 
-// kubectl runs kubectl against one server with a HOME of its own, so
+// Kubectl runs kubectl against one server with a HOME of its own, so
 // no discovery cache is shared with the user or another test.
-type kubectl struct {
-	bin, kubeconfig, home string
+type Kubectl struct {
+	Bin, Kubeconfig, Home string
+	// Timeout bounds each command; 0 means 30 seconds.
+	Timeout time.Duration
 }
 
-// run runs kubectl and returns its stdout, or an error with both
+// Run runs kubectl and returns its stdout, or an error with both
 // streams.
-func (k *kubectl) run(t *testing.T, stdin string, args ...string) (string, error) {
+func (k *Kubectl) Run(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	timeout := k.Timeout
+	if timeout == 0 {
+		timeout = kubectlTimeout
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, k.bin, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+k.home, "KUBECONFIG=")
+	cmd := exec.CommandContext(ctx, k.Bin, append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+k.Home, "KUBECONFIG=")
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -204,22 +221,22 @@ func (k *kubectl) run(t *testing.T, stdin string, args ...string) (string, error
 	return stdout.String(), nil
 }
 
-// ok runs kubectl and fails the test unless it succeeds.
-func (k *kubectl) ok(t *testing.T, args ...string) string {
+// OK runs kubectl and fails the test unless it succeeds.
+func (k *Kubectl) OK(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := k.run(t, "", args...)
+	out, err := k.Run(t, "", args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-// waitFor runs `kubectl get` with args until its output is want.
-func (k *kubectl) waitFor(t *testing.T, want string, args ...string) {
+// WaitFor runs `kubectl get` with args until its output is want.
+func (k *Kubectl) WaitFor(t *testing.T, want string, args ...string) {
 	t.Helper()
-	deadline := time.Now().Add(processTimeout)
+	deadline := time.Now().Add(Timeout)
 	for {
-		out, err := k.run(t, "", append([]string{"get"}, args...)...)
+		out, err := k.Run(t, "", append([]string{"get"}, args...)...)
 		if err == nil && out == want {
 			return
 		}
