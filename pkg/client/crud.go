@@ -128,13 +128,19 @@ func (c *Client) write(ctx context.Context, method, path string, obj Object, t t
 		if err != nil {
 			return err
 		}
-		c.wrote(t)
-		if err := c.decodeReply(rep, obj, t); err != nil {
-			return err
-		}
-		observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
-		return nil
+		return c.written(ctx, rep, obj, t)
 	}
+}
+
+// written finishes a write the server accepted: the answer goes into
+// obj, and the context's write observer hears of it.
+func (c *Client) written(ctx context.Context, rep reply, obj Object, t target) error {
+	c.wrote(t)
+	if err := c.decodeReply(rep, obj, t); err != nil {
+		return err
+	}
+	observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
+	return nil
 }
 
 // wrote notes a successful write: a CRD change may serve new kinds, so
@@ -166,12 +172,7 @@ func (c *Client) Patch(ctx context.Context, obj Object, patchType types.PatchTyp
 	if err != nil {
 		return err
 	}
-	c.wrote(t)
-	if err := c.decodeReply(rep, obj, t); err != nil {
-		return err
-	}
-	observe(ctx, Write{GVK: t.gvk, Namespace: obj.GetNamespace(), Name: obj.GetName(), ResourceVersion: obj.GetResourceVersion()})
-	return nil
+	return c.written(ctx, rep, obj, t)
 }
 
 // Delete deletes the object obj names. obj is not changed: the server

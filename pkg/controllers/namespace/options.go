@@ -19,14 +19,5 @@ func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 4
 	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = 50 * time.Millisecond
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = 30 * time.Second
-	}
-	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = o.MinBackoff
-	}
 	return o
 }

@@ -29,9 +29,22 @@ type wait struct {
 	remaining int
 }
 
-// New returns a Backoff from lo doubling to hi.
+// Defaults for New's zero arguments.
+const (
+	DefaultMin = 50 * time.Millisecond
+	DefaultMax = 30 * time.Second
+)
+
+// New returns a Backoff from lo doubling to hi; zero means DefaultMin
+// and DefaultMax.
 func New(lo, hi time.Duration) *Backoff {
-	return &Backoff{min: lo, max: hi, waits: map[string]wait{}}
+	if lo <= 0 {
+		lo = DefaultMin
+	}
+	if hi <= 0 {
+		hi = DefaultMax
+	}
+	return &Backoff{min: lo, max: max(hi, lo), waits: map[string]wait{}}
 }
 
 // Next records a look at object name that found remaining objects and

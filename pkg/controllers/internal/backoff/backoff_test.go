@@ -28,3 +28,20 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("Forget left %v", b.waits)
 	}
 }
+
+func TestNewDefaults(t *testing.T) {
+	tests := []struct {
+		lo, hi           time.Duration
+		wantMin, wantMax time.Duration
+	}{
+		{0, 0, DefaultMin, DefaultMax},
+		{time.Second, 0, time.Second, DefaultMax},
+		{time.Second, time.Millisecond, time.Second, time.Second},
+	}
+	for _, tt := range tests {
+		b := New(tt.lo, tt.hi)
+		if b.min != tt.wantMin || b.max != tt.wantMax {
+			t.Errorf("New(%v, %v) = %v..%v, want %v..%v", tt.lo, tt.hi, b.min, b.max, tt.wantMin, tt.wantMax)
+		}
+	}
+}
