@@ -135,6 +135,16 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 	return inf, nil
 }
 
+// ExistingInformer returns the factory's informer for src if one was
+// asked for, without creating one: for a reader that can use a cache
+// that exists but must not start watching a kind for it.
+func ExistingInformer[T Object](f *Factory, src Source) (*Informer[T], bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	inf, ok := f.informers[src].(*Informer[T])
+	return inf, ok
+}
+
 // MetadataInformerFor is InformerFor of src's kind as
 // PartialObjectMetadata: names, labels, owners and versions without the
 // bodies, for controllers that only need to know what exists.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -18,8 +20,16 @@ import (
 // records the writes made through it (client.WithWriteObserver), and the
 // next reconcile of that request first waits, up to
 // ReadYourWritesTimeout, until the informers of the written kinds have
-// reached each write's resourceVersion. Writes of kinds the controller
-// does not watch, and deletes, are not waited for.
+// reached each write's resourceVersion: the controller's sources', and
+// any others the cluster already runs (those behind a manager's cached
+// client). No informer is started for the wait, and deletes are not
+// waited for.
+
+// existingInformers is a Cluster that can tell which informers it runs
+// for a kind without starting one; a manager can.
+type existingInformers interface {
+	ExistingInformers(gvk schema.GroupVersionKind) []Informer
+}
 
 // writeLog collects one reconcile's writes; a reconciler may write from
 // several goroutines.
@@ -83,6 +93,11 @@ func (c *Controller) waitForWrites(ctx context.Context, req reconcile.Request) {
 		c.mu.Lock()
 		infs := c.watched[w.GVK]
 		c.mu.Unlock()
+		if ex, ok := c.cluster.(existingInformers); ok {
+			// Informers the cluster started for other readers (the
+			// manager's cached client): the reconciler reads those too.
+			infs = append(infs[:len(infs):len(infs)], ex.ExistingInformers(w.GVK)...)
+		}
 		for _, inf := range infs {
 			if !inf.covers(w.Namespace) {
 				continue

@@ -245,6 +245,21 @@ func (m *Manager) Informers(ctx context.Context, gvk schema.GroupVersionKind, me
 	return out, nil
 }
 
+// ExistingInformers returns the informers Informers already made for
+// gvk (full objects and metadata only), without starting any: a
+// controller waits on them to read its own writes.
+func (m *Manager) ExistingInformers(gvk schema.GroupVersionKind) []controller.Informer {
+	var out []controller.Informer
+	for _, ns := range append([]string{""}, m.opts.Namespaces...) {
+		for _, meta := range []bool{false, true} {
+			if inf, ok := cache.ExistingInformer[cache.Object](m.factory, cache.Source{GVK: gvk, Namespace: ns, MetadataOnly: meta}); ok {
+				out = append(out, controller.Informer{Namespace: ns, Informer: inf})
+			}
+		}
+	}
+	return out
+}
+
 // ForgetInformers stops and drops the informers Informers made for gvk,
 // for a kind the server no longer serves (its CRD is gone): they could
 // only fail and retry. Whoever still has handlers on them hears nothing
