@@ -19,105 +19,25 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	foov1 "github.com/setpoint-dev/setpoint/examples/foo/api/v1"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
-// Foo is the custom resource the operator benchmarks reconcile:
-// foo.example.com/v1 Foo, with spec.value and status.conditions.
-type Foo struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              FooSpec   `json:"spec,omitempty"`
-	Status            FooStatus `json:"status,omitempty"`
-}
+// Foo is the custom resource the operator benchmarks reconcile: the Foo
+// example's own type (foo.example.com/v1, spec.value and
+// status.conditions).
+type (
+	Foo     = foov1.Foo
+	FooSpec = foov1.FooSpec
+	FooList = foov1.FooList
+)
 
-// FooSpec is what a Foo asks for.
-type FooSpec struct {
-	Value string `json:"value,omitempty"`
-}
-
-// FooStatus is what the reconciler reports.
-type FooStatus struct {
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
-}
-
-// FooList is a list of Foos.
-type FooList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Foo `json:"items"`
-}
-
-// DeepCopyInto copies f into out.
-func (f *Foo) DeepCopyInto(out *Foo) {
-	*out = *f
-	out.TypeMeta = f.TypeMeta
-	f.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = f.Spec
-	if f.Status.Conditions != nil {
-		out.Status.Conditions = make([]metav1.Condition, len(f.Status.Conditions))
-		for i := range f.Status.Conditions {
-			f.Status.Conditions[i].DeepCopyInto(&out.Status.Conditions[i])
-		}
-	}
-}
-
-// DeepCopy returns a copy of f.
-func (f *Foo) DeepCopy() *Foo {
-	if f == nil {
-		return nil
-	}
-	out := new(Foo)
-	f.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyObject implements runtime.Object.
-func (f *Foo) DeepCopyObject() runtime.Object {
-	if c := f.DeepCopy(); c != nil {
-		return c
-	}
-	return nil
-}
-
-// DeepCopyInto copies l into out.
-func (l *FooList) DeepCopyInto(out *FooList) {
-	*out = *l
-	out.TypeMeta = l.TypeMeta
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	if l.Items != nil {
-		out.Items = make([]Foo, len(l.Items))
-		for i := range l.Items {
-			l.Items[i].DeepCopyInto(&out.Items[i])
-		}
-	}
-}
-
-// DeepCopy returns a copy of l.
-func (l *FooList) DeepCopy() *FooList {
-	if l == nil {
-		return nil
-	}
-	out := new(FooList)
-	l.DeepCopyInto(out)
-	return out
-}
-
-// DeepCopyObject implements runtime.Object.
-func (l *FooList) DeepCopyObject() runtime.Object {
-	if c := l.DeepCopy(); c != nil {
-		return c
-	}
-	return nil
-}
-
-var fooGV = schema.GroupVersion{Group: "foo.example.com", Version: "v1"}
+var fooGV = foov1.GroupVersion
 
 const (
 	// fooFinalizer is the finalizer both reconcilers put on each Foo.
@@ -131,8 +51,9 @@ const (
 // Foo.
 func newFooScheme() *runtime.Scheme {
 	s := client.NewScheme()
-	s.AddKnownTypes(fooGV, &Foo{}, &FooList{})
-	metav1.AddToGroupVersion(s, fooGV)
+	if err := foov1.AddToScheme(s); err != nil {
+		panic(err)
+	}
 	return s
 }
 
