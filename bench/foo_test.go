@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	foov1 "github.com/setpoint-dev/setpoint/examples/foo/api/v1"
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -143,41 +138,8 @@ func fooServer(b *testing.B) (*rest.Config, string, *client.Client) {
 		b.Fatal(err)
 	}
 	atExit = append(atExit, func() { _ = os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "setpoint")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/setpoint")
-	build.Dir = ".." // the product module, with its own dependencies
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building setpoint: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "server", "--storage", "memory", "--data-dir", dir, "--listen", addr)
-	log := &syncWriter{w: &strings.Builder{}}
-	cmd.Stderr = log
-	cmd.SysProcAttr = dieWithParent()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	// It lives as long as the test binary, which takes it along when it
-	// exits.
-	go func() { _ = cmd.Wait() }()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
+	cfg, kubeconfig, pid := startServer(b, dir)
 	deadline := time.Now().Add(30 * time.Second)
-	var cfg *rest.Config
-	for {
-		if c, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err == nil && strings.Contains(log.String(), "ready") {
-			cfg = c
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("server not ready: %s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	unlimited(cfg)
 	c, err := client.New(cfg, client.Options{Scheme: fooScheme, Logger: discardLogger})
 	if err != nil {
@@ -198,7 +160,7 @@ func fooServer(b *testing.B) (*rest.Config, string, *client.Client) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	opServer.cfg, opServer.kubeconfig, opServer.c, opServer.pid = cfg, kubeconfig, c, cmd.Process.Pid
+	opServer.cfg, opServer.kubeconfig, opServer.c, opServer.pid = cfg, kubeconfig, c, pid
 	return rest.CopyConfig(cfg), kubeconfig, c
 }
 

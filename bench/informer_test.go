@@ -3,9 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	clientgocache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -185,40 +181,7 @@ func informerServer(b *testing.B, n int, managedFields bool) *rest.Config {
 		return cfg
 	}
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "setpoint")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/setpoint")
-	build.Dir = ".." // the product module, with its own dependencies
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building setpoint: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "server", "--storage", "memory", "--data-dir", dir, "--listen", addr)
-	log := &syncWriter{w: &strings.Builder{}}
-	cmd.Stderr = log
-	cmd.SysProcAttr = dieWithParent()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	// The server serves every op of every count, so it lives as long as
-	// the test binary, which takes it along when it exits.
-	go func() { _ = cmd.Wait() }()
-	deadline := time.Now().Add(30 * time.Second)
-	var cfg *rest.Config
-	for {
-		if c, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig")); err == nil && strings.Contains(log.String(), "ready") {
-			cfg = c
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("server not ready: %s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cfg, _, _ := startServer(b, dir)
 	cfg.QPS, cfg.Burst = -1, 0
 	seedConfigMaps(b, cfg, n, managedFields)
 	servers[id] = cfg
