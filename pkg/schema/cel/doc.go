@@ -1,0 +1,27 @@
+// Package cel evaluates the CEL validation rules of CustomResourceDefinitions
+// (x-kubernetes-validations in a version's openAPIV3Schema) the way
+// kube-apiserver does.
+//
+// It sits on two points of the server's write path:
+//
+//   - When a CRD is created or updated, Compile type-checks every rule against
+//     CEL types derived from the schema and estimates its worst-case cost. Its
+//     field errors are part of the CRD's validation and are answered as 422, so
+//     a rule that does not compile, or that could be too expensive, never gets
+//     into storage.
+//   - When a custom object is created or updated, Validate evaluates the
+//     compiled rules against the object (and, for transition rules, the stored
+//     object) after schema validation, within kube's runtime cost budget. Its
+//     field errors reject the write with 422 as well.
+//
+// Compile runs once per CRD version; Validate runs on every write of a custom
+// object, so the evaluation path avoids converting the object up front: values
+// are wrapped lazily and converted to CEL only where a rule reads them.
+//
+// Where this differs from kube: of kube's own CEL libraries only the list
+// functions (isSorted, sum, min, max, indexOf, lastIndexOf) and the regex
+// functions (find, findAll) exist; url, quantity, ip, cidr, format and semver
+// do not, and rules using them fail to compile. Validation ratcheting (errors
+// of unchanged values reported as warnings) is not done: every failed rule
+// is an error. A messageExpression sees the same oldSelf as its rule.
+package cel

@@ -1,0 +1,397 @@
+package cel
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validate evaluates the rules against a custom object obj (map[string]any
+// decoded from JSON: integers are int64, other numbers float64) and, for
+// updates, the old object (nil on create). Transition rules (those using
+// oldSelf) are only evaluated when the old value at that node exists, unless
+// optionalOldSelf is set, as kube does. Errors: one field.Error per failed
+// rule at the node's path (field.NewPath("spec")..., or the rule's fieldPath
+// if set; rules at the root have a nil path, as in kube), type from the
+// rule's reason, detail = message, or messageExpression's result, or kube's
+// default "failed rule: <rule>". Runtime cost is bounded by PerCallLimit per
+// evaluation and RuntimeCELCostBudget per call of Validate; exceeding either
+// is an Invalid error saying so and stops evaluation. A cancelled ctx stops
+// evaluation too, with an InternalError.
+func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
+	if v == nil || v.root == nil || obj == nil {
+		return nil
+	}
+	w := walker{ctx: ctx, budget: RuntimeCELCostBudget}
+	w.steps = w.stepBuf[:0]
+	var oldObj any
+	if old != nil {
+		oldObj = old
+	}
+	w.node(v.root, obj, oldObj)
+	return w.errs
+}
+
+// walker is the state of one Validate call.
+type walker struct {
+	ctx    context.Context
+	budget int64 // runtime cost left; below zero once exhausted
+	errs   field.ErrorList
+	act    activation // reused: rules are evaluated one at a time
+	// steps is the path to the current node. It becomes a field.Path only
+	// for errors, so that valid objects cost no path allocations.
+	steps   []step
+	stepBuf [8]step
+}
+
+type step struct {
+	name  string // property name or map key
+	index int    // list index, when isIdx
+	isKey bool
+	isIdx bool
+}
+
+func (w *walker) path() *field.Path {
+	var p *field.Path
+	for _, s := range w.steps {
+		switch {
+		case s.isIdx:
+			p = p.Index(s.index)
+		case s.isKey:
+			p = p.Key(s.name)
+		case p == nil:
+			p = field.NewPath(s.name)
+		default:
+			p = p.Child(s.name)
+		}
+	}
+	return p
+}
+
+// child validates a child node one step below the current one.
+func (w *walker) child(n *node, s step, obj, old any) bool {
+	w.steps = append(w.steps, s)
+	ok := w.node(n, obj, old)
+	w.steps = w.steps[:len(w.steps)-1]
+	return ok
+}
+
+// node validates obj against n and below; false stops the walk.
+func (w *walker) node(n *node, obj, old any) bool {
+	if obj == nil {
+		// null values are not validated, like in kube: a rule on the
+		// surrounding object can check for them
+		return true
+	}
+	if len(n.rules) > 0 && !w.rules(n, obj, old) {
+		return false
+	}
+	switch o := obj.(type) {
+	case map[string]any:
+		oldMap, _ := old.(map[string]any)
+		for i := range n.props {
+			p := &n.props[i]
+			v, ok := o[p.name]
+			if !ok {
+				continue
+			}
+			var ov any
+			if p.n.needsOld && oldMap != nil {
+				ov = oldMap[p.name]
+			}
+			if !w.child(p.n, step{name: p.name}, v, ov) {
+				return false
+			}
+		}
+		if n.values != nil {
+			keys := sortedKeys(o) // errors come out in a stable order
+			for _, k := range keys {
+				var ov any
+				if n.values.needsOld && oldMap != nil {
+					ov = oldMap[k]
+				}
+				if !w.child(n.values, step{name: k, isKey: true}, o[k], ov) {
+					return false
+				}
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return true
+		}
+		var corr *correlator
+		if n.items.needsOld && len(n.mapKeys) > 0 {
+			if oldList, _ := old.([]any); len(oldList) > 0 {
+				corr = &correlator{keys: n.mapKeys, unkeyed: oldList}
+			}
+		}
+		for i, item := range o {
+			var ov any
+			if corr != nil {
+				ov = corr.get(item)
+			}
+			if !w.child(n.items, step{index: i, isIdx: true}, item, ov) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// rules evaluates the rules of n on obj; false stops the walk.
+func (w *walker) rules(n *node, obj, old any) bool {
+	if err := w.ctx.Err(); err != nil {
+		w.errs = append(w.errs, field.InternalError(w.path(), fmt.Errorf("validation rules were not evaluated: %w", err)))
+		return false
+	}
+	if w.budget <= 0 {
+		w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, "validation failed due to running out of cost budget, no further validation rules will be run"))
+		w.budget = -1
+		return false
+	}
+	var self, oldSelf ref.Val
+	if n.t != nil {
+		self = n.t.toVal(obj)
+		if n.usesOld && old != nil {
+			oldSelf = n.t.toVal(old)
+		}
+	}
+	for i := range n.rules {
+		r := &n.rules[i]
+		if r.compileErr != "" {
+			w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, "rule compile error: "+r.compileErr))
+			continue
+		}
+		if r.prog == nil {
+			continue // an empty rule
+		}
+		if r.usesOld && old == nil && !r.optionalOld {
+			continue // a transition rule, and nothing to transition from
+		}
+		w.act = activation{self: self}
+		switch {
+		case r.optionalOld && oldSelf != nil:
+			w.act.oldSelf, w.act.hasOld = types.OptionalOf(oldSelf), true
+		case r.optionalOld:
+			w.act.oldSelf, w.act.hasOld = types.OptionalNone, true
+		case oldSelf != nil:
+			w.act.oldSelf, w.act.hasOld = oldSelf, true
+		}
+		result, details, err := r.prog.ContextEval(w.ctx, &w.act)
+		if !w.charge(details) {
+			w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, "validation failed due to running out of cost budget, no further validation rules will be run"))
+			return false
+		}
+		if err != nil {
+			msg := err.Error()
+			switch {
+			case w.ctx.Err() != nil:
+				w.errs = append(w.errs, field.InternalError(w.path(), fmt.Errorf("validation rules were not evaluated: %w", w.ctx.Err())))
+				return false
+			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
+				w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", msg, r.errString)))
+				w.budget = -1
+				return false
+			case strings.HasPrefix(msg, "no such overload"):
+				// the type checker catches these, except on int-or-string (dyn)
+				w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", msg, r.errString)))
+			default:
+				// no such key, index out of bounds, overflow, division by zero...
+				w.errs = append(w.errs, field.Invalid(w.path(), n.schemaType, fmt.Sprintf("%v evaluating rule: %v", msg, r.errString)))
+			}
+			continue
+		}
+		if result == types.True {
+			continue
+		}
+		if !w.fail(n, r, obj) {
+			return false
+		}
+	}
+	return true
+}
+
+// charge takes an evaluation's cost from the budget; false when it did not
+// fit (or is unknown, which cannot happen with cost tracking on).
+func (w *walker) charge(details *cel.EvalDetails) bool {
+	if details == nil || details.ActualCost() == nil {
+		w.budget = -1
+		return false
+	}
+	cost := *details.ActualCost()
+	if cost > math.MaxInt64 || int64(cost) > w.budget {
+		w.budget = -1
+		return false
+	}
+	w.budget -= int64(cost)
+	return true
+}
+
+// fail reports rule r as failed on obj; false stops the walk (the message
+// expression ran out of budget).
+func (w *walker) fail(n *node, r *rule, obj any) bool {
+	p := w.path()
+	if r.fieldPath != "" {
+		p = p.Child(r.fieldPath)
+	}
+	detail := r.message
+	if r.msgProg != nil {
+		msg, ok, stop := w.message(r)
+		if stop {
+			w.errs = append(w.errs, field.Invalid(p, n.schemaType, msg))
+			return false
+		}
+		if ok {
+			detail = msg
+		}
+	}
+	var value any = obj
+	if n.schemaType == "object" || n.schemaType == "array" {
+		value = field.OmitValueType{}
+	}
+	switch r.reason {
+	case apiextensionsv1.FieldValueForbidden:
+		w.errs = append(w.errs, field.Forbidden(p, detail))
+	case apiextensionsv1.FieldValueRequired:
+		w.errs = append(w.errs, field.Required(p, detail))
+	case apiextensionsv1.FieldValueDuplicate:
+		w.errs = append(w.errs, field.Duplicate(p, value))
+	default:
+		w.errs = append(w.errs, field.Invalid(p, value, detail))
+	}
+	return true
+}
+
+// message evaluates a rule's messageExpression with the rule's activation.
+// Like kube, a message that fails to evaluate or is unusable falls back to
+// the static message (ok false), except that running out of budget stops
+// validation (stop true, with the error's detail).
+func (w *walker) message(r *rule) (msg string, ok, stop bool) {
+	result, details, err := r.msgProg.ContextEval(w.ctx, &w.act)
+	if !w.charge(details) {
+		return "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run", false, true
+	}
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
+			w.budget = -1
+			return fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", r.msgSrc), false, true
+		}
+		return "", false, false
+	}
+	s, isString := result.Value().(string)
+	if !isString {
+		return "", false, false
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > maxMessageExpressionBytes || strings.Contains(s, "\n") {
+		return "", false, false
+	}
+	return s, true, false
+}
+
+// activation resolves self and oldSelf.
+type activation struct {
+	self, oldSelf ref.Val
+	hasOld        bool
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch name {
+	case "self":
+		return a.self, a.self != nil
+	case "oldSelf":
+		return a.oldSelf, a.hasOld
+	}
+	return nil, false
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }
+
+// correlator finds the old item of a map list (x-kubernetes-list-type=map)
+// with the same keys as a new item, keying old items only as far as needed.
+type correlator struct {
+	keys    []string
+	unkeyed []any
+	keyed   map[any]any
+}
+
+func (c *correlator) get(item any) any {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return nil
+	}
+	k, ok := c.key(m)
+	if !ok {
+		return nil
+	}
+	if old, ok := c.keyed[k]; ok {
+		return old
+	}
+	for len(c.unkeyed) > 0 {
+		o := c.unkeyed[0]
+		c.unkeyed = c.unkeyed[1:]
+		om, ok := o.(map[string]any)
+		if !ok {
+			continue
+		}
+		ok2, ok := c.key(om)
+		if !ok {
+			continue
+		}
+		if c.keyed == nil {
+			c.keyed = make(map[any]any)
+		}
+		if _, dup := c.keyed[ok2]; !dup {
+			c.keyed[ok2] = om
+		}
+		if ok2 == k {
+			return om
+		}
+	}
+	return nil
+}
+
+// key is a comparable composite of an item's key values, which must be
+// scalars.
+func (c *correlator) key(m map[string]any) (any, bool) {
+	if len(c.keys) == 1 {
+		v, ok := m[c.keys[0]]
+		if !ok {
+			return nil, false
+		}
+		switch v.(type) {
+		case bool, float64, int64, string:
+			return v, true
+		}
+		return nil, false
+	}
+	var b strings.Builder
+	for _, k := range c.keys {
+		v, ok := m[k]
+		if !ok {
+			return nil, false
+		}
+		b.WriteByte(0) // never part of a formatted value below
+		switch x := v.(type) {
+		case bool:
+			fmt.Fprintf(&b, "%t", x)
+		case float64:
+			fmt.Fprintf(&b, "%f", x)
+		case int64:
+			fmt.Fprintf(&b, "%d", x)
+		case string:
+			fmt.Fprintf(&b, "%q", x)
+		default:
+			return nil, false
+		}
+	}
+	return b.String(), true
+}
