@@ -1,0 +1,160 @@
+package openapi
+
+import (
+	"reflect"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+func TestCRDName(t *testing.T) {
+	tests := []struct {
+		gvk  schema.GroupVersionKind
+		want string
+	}{
+		{schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Foo"}, "com.example.v1.Foo"},
+		{schema.GroupVersionKind{Group: "stable.example.com", Version: "v1beta1", Kind: "CronTab"}, "com.example.stable.v1beta1.CronTab"},
+		{schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}, "io.cert-manager.v1.Certificate"},
+	}
+	for _, tt := range tests {
+		root, _, err := ForCRD(tt.gvk, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if root != tt.want {
+			t.Errorf("ForCRD(%v) root = %q, want %q", tt.gvk, root, tt.want)
+		}
+	}
+	if _, _, err := ForCRD(schema.GroupVersionKind{Group: "example.com"}, nil); err == nil {
+		t.Error("ForCRD accepted a kind without version and name")
+	}
+}
+
+func TestForCRD(t *testing.T) {
+	root, defs, err := ForCRD(widgetGVK, widgetSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertClosed(t, defs)
+	const w = "com.example.stable.v1.Widget"
+	if root != w {
+		t.Fatalf("root = %q, want %q", root, w)
+	}
+	if gvk := defs[meta+"ObjectMeta"].Extensions[extGVK]; gvk != nil {
+		t.Errorf("ObjectMeta has x-kubernetes-group-version-kind %v", gvk)
+	}
+	str := func(s string) any { return s }
+	tests := []struct {
+		name string
+		at   []string
+		// got extracts what is compared.
+		got  func(*spec.Schema) any
+		want any
+	}{
+		{"gvk", nil, func(s *spec.Schema) any { return s.Extensions[extGVK] },
+			[]any{map[string]any{"group": "stable.example.com", "version": "v1", "kind": "Widget"}}},
+		{"description", nil, func(s *spec.Schema) any { return s.Description }, "Widget is a test kind."},
+		{"metadata ref", []string{"metadata"}, func(s *spec.Schema) any { return s.Ref.String() }, refPrefix + meta + "ObjectMeta"},
+		{"metadata description", []string{"metadata"}, func(s *spec.Schema) any { return s.Description },
+			metav1.PartialObjectMetadata{}.SwaggerDoc()["metadata"]},
+		{"apiVersion", []string{"apiVersion"}, func(s *spec.Schema) any { return s.Type }, spec.StringOrArray{"string"}},
+		{"kind", []string{"kind"}, func(s *spec.Schema) any { return s.Description }, metav1.TypeMeta{}.SwaggerDoc()["kind"]},
+		{"required", []string{"spec"}, func(s *spec.Schema) any { return s.Required }, []string{"size"}},
+		{"default", []string{"spec", "size"}, func(s *spec.Schema) any { return s.Default }, float64(3)},
+		{"format", []string{"spec", "size"}, func(s *spec.Schema) any { return s.Format }, "int32"},
+		{"list type", []string{"spec", "ports"}, func(s *spec.Schema) any { return s.Extensions["x-kubernetes-list-type"] }, str("map")},
+		{"list map keys", []string{"spec", "ports"}, func(s *spec.Schema) any { return s.Extensions["x-kubernetes-list-map-keys"] }, []string{"name"}},
+		{"map type", []string{"spec", "labels"}, func(s *spec.Schema) any { return s.Extensions["x-kubernetes-map-type"] }, str("atomic")},
+		{"int-or-string", []string{"spec", "port"}, func(s *spec.Schema) any {
+			var types []string
+			for _, a := range s.AnyOf {
+				types = append(types, a.Type...)
+			}
+			return []any{s.Extensions["x-kubernetes-int-or-string"], types}
+		}, []any{true, []string{"integer", "string"}}},
+		{"nullable", []string{"spec", "note"}, func(s *spec.Schema) any { return s.Nullable }, true},
+		{"embedded metadata", []string{"spec", "template", "metadata"}, func(s *spec.Schema) any { return s.Ref.String() }, refPrefix + meta + "ObjectMeta"},
+		{"embedded required", []string{"spec", "template"}, func(s *spec.Schema) any { return s.Required }, []string{"kind", "apiVersion"}},
+		{"preserve", []string{"spec", "extra"}, func(s *spec.Schema) any { return s.Extensions[extPreserveUnknown] }, true},
+	}
+	for _, tt := range tests {
+		s := prop{w, tt.at}.get(defs)
+		if s == nil {
+			t.Errorf("%s: %v missing", tt.name, tt.at)
+			continue
+		}
+		if got := tt.got(s); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %#v, want %#v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestForCRDWithoutSchema(t *testing.T) {
+	root, defs, err := ForCRD(widgetGVK, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := defs[root]
+	metadata := s.Properties["metadata"]
+	if v, _ := s.Extensions.GetBool(extPreserveUnknown); !v || metadata.Ref.String() == "" {
+		t.Errorf("schema-less kind = %+v; want an object preserving unknown fields, with metadata", s)
+	}
+	if v2 := toV2(s); len(v2.Properties) != 0 || !reflect.DeepEqual(v2.Type, spec.StringOrArray{"object"}) || v2.Extensions[extGVK] == nil {
+		t.Errorf("v2 form of a schema-less kind = %+v; want a bare object with its GVK", v2)
+	}
+}
+
+func TestToV2(t *testing.T) {
+	_, defs, err := ForCRD(widgetGVK, widgetSchema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w = "com.example.stable.v1.Widget"
+	v2 := map[string]*spec.Schema{w: toV2(defs[w])}
+	if v2[w] == defs[w] {
+		t.Fatal("toV2 returned the v3 form unchanged")
+	}
+	tests := []struct {
+		name string
+		at   []string
+		ok   func(*spec.Schema) bool
+	}{
+		{"anyOf dropped", []string{"spec", "port"}, func(s *spec.Schema) bool { return s.AnyOf == nil }},
+		{"nullable dropped", []string{"spec", "note"}, func(s *spec.Schema) bool { return !s.Nullable && len(s.Type) == 0 }},
+		{"preserve drops properties", []string{"spec", "template"}, func(s *spec.Schema) bool { return s.Properties == nil && len(s.Type) == 0 }},
+		{"others kept", []string{"spec", "ports"}, func(s *spec.Schema) bool { return s.Extensions["x-kubernetes-list-type"] == "map" && s.Items != nil }},
+	}
+	for _, tt := range tests {
+		if s := (prop{w, tt.at}).get(v2); s == nil || !tt.ok(s) {
+			t.Errorf("%s: v2 form at %v is %+v", tt.name, tt.at, s)
+		}
+	}
+	if s := (prop{w, []string{"spec", "port"}}).get(defs); len(s.AnyOf) != 2 {
+		t.Error("toV2 modified the definition it was given")
+	}
+	_, builtin, _ := ForType(configMapGVK, &metav1.ObjectMeta{})
+	for name, s := range builtin {
+		if toV2(s) != s {
+			t.Errorf("toV2 changed built-in definition %s", name)
+		}
+	}
+}
+
+func TestForCRDKeepsValidations(t *testing.T) {
+	props := &apiextensionsv1.JSONSchemaProps{Type: "object", XValidations: apiextensionsv1.ValidationRules{{Rule: "self.a > 0"}}}
+	root, defs, err := ForCRD(widgetGVK, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, ok := defs[root].Extensions["x-kubernetes-validations"].(apiextensionsv1.ValidationRules)
+	if !ok || len(rules) != 1 || rules[0].Rule != "self.a > 0" {
+		t.Errorf("x-kubernetes-validations = %#v", defs[root].Extensions["x-kubernetes-validations"])
+	}
+	props.XValidations[0].Rule = "changed"
+	if rules[0].Rule != "self.a > 0" {
+		t.Error("the definition shares the CRD's validation rules")
+	}
+}

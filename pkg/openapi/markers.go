@@ -1,0 +1,96 @@
+package openapi
+
+// Some of what kube's OpenAPI generator publishes comes from comment
+// markers in the Go sources (+listType, +listMapKey, +structType,
+// +optional) or from type doc comments, which reflection cannot see. These
+// tables restore them for the types the built-in kinds reach; list and map
+// semantics matter to server-side apply.
+
+const (
+	meta   = "io.k8s.apimachinery.pkg.apis.meta.v1."
+	core   = "io.k8s.api.core.v1."
+	apiext = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
+)
+
+// typeDocs describes types that have no SwaggerDoc method.
+var typeDocs = map[string]string{
+	meta + "Time":      "Time is a timestamp, serialized as an RFC 3339 string with second precision.",
+	meta + "MicroTime": "MicroTime is a timestamp, serialized as an RFC 3339 string with microsecond precision.",
+	meta + "Duration":  "Duration is a length of time, serialized as a Go duration string such as \"1h30m\".",
+	meta + "FieldsV1":  "FieldsV1 is a set of field paths, encoded as a JSON trie of field, key, value and index entries.",
+	meta + "WatchEvent": "WatchEvent is one change to a watched collection: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, " +
+		"with the object (or, for ERROR, a Status).",
+	"io.k8s.apimachinery.pkg.runtime.RawExtension":    "RawExtension holds an embedded object of any kind in its serialized form.",
+	"io.k8s.apimachinery.pkg.api.resource.Quantity":   "Quantity is a fixed-point number with an optional unit suffix, such as \"100m\", \"2\" or \"1Gi\".",
+	"io.k8s.apimachinery.pkg.util.intstr.IntOrString": "IntOrString is a value that is either an integer or a string.",
+	apiext + "JSON":                         "JSON is any JSON value.",
+	apiext + "JSONSchemaPropsOrArray":       "JSONSchemaPropsOrArray is a schema or an array of schemas.",
+	apiext + "JSONSchemaPropsOrBool":        "JSONSchemaPropsOrBool is a schema or a boolean.",
+	apiext + "JSONSchemaPropsOrStringArray": "JSONSchemaPropsOrStringArray is a schema or an array of strings.",
+}
+
+// typeMarkers are extensions of whole definitions (+structType=atomic).
+var typeMarkers = map[string]map[string]any{
+	meta + "OwnerReference":       atomicStruct,
+	core + "ObjectReference":      atomicStruct,
+	core + "LocalObjectReference": atomicStruct,
+}
+
+var atomicStruct = map[string]any{"x-kubernetes-map-type": "atomic"}
+
+// fieldMarkers are extensions of properties, keyed by definition name and
+// JSON field name.
+var fieldMarkers = map[string]map[string]any{
+	meta + "ObjectMeta.ownerReferences": listMap("uid"),
+	meta + "ObjectMeta.finalizers":      listSet,
+	meta + "ObjectMeta.managedFields":   listAtomic,
+	meta + "DeleteOptions.dryRun":       listAtomic,
+	meta + "StatusDetails.causes":       listAtomic,
+	meta + "APIResource.shortNames":     listAtomic,
+	meta + "APIResource.categories":     listAtomic,
+	meta + "APIResourceList.resources":  listAtomic,
+
+	core + "ServiceAccount.secrets":          listMap("name"),
+	core + "ServiceAccount.imagePullSecrets": listAtomic,
+	core + "NamespaceSpec.finalizers":        listAtomic,
+	core + "NamespaceStatus.conditions":      listMap("type"),
+
+	apiext + "CustomResourceDefinitionSpec.versions":                    listAtomic,
+	apiext + "CustomResourceDefinitionStatus.conditions":                listMap("type"),
+	apiext + "CustomResourceDefinitionStatus.storedVersions":            listAtomic,
+	apiext + "CustomResourceDefinitionNames.shortNames":                 listAtomic,
+	apiext + "CustomResourceDefinitionNames.categories":                 listAtomic,
+	apiext + "CustomResourceDefinitionVersion.additionalPrinterColumns": listAtomic,
+	apiext + "CustomResourceDefinitionVersion.selectableFields":         listAtomic,
+	apiext + "WebhookConversion.conversionReviewVersions":               listAtomic,
+	apiext + "JSONSchemaProps.enum":                                     listAtomic,
+	apiext + "JSONSchemaProps.required":                                 listAtomic,
+	apiext + "JSONSchemaProps.allOf":                                    listAtomic,
+	apiext + "JSONSchemaProps.oneOf":                                    listAtomic,
+	apiext + "JSONSchemaProps.anyOf":                                    listAtomic,
+	apiext + "JSONSchemaProps.x-kubernetes-list-map-keys":               listAtomic,
+	apiext + "JSONSchemaProps.x-kubernetes-validations":                 listMap("rule"),
+}
+
+var (
+	listAtomic = map[string]any{"x-kubernetes-list-type": "atomic"}
+	listSet    = map[string]any{"x-kubernetes-list-type": "set"}
+)
+
+func listMap(keys ...string) map[string]any {
+	k := make([]any, len(keys))
+	for i := range keys {
+		k[i] = keys[i]
+	}
+	return map[string]any{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": k}
+}
+
+// optionalFields have no omitempty but are +optional, so not required.
+var optionalFields = map[string]bool{
+	core + "Event.reportingComponent":                        true,
+	core + "Event.reportingInstance":                         true,
+	"io.k8s.api.events.v1.Event.metadata":                    true,
+	apiext + "CustomResourceDefinitionStatus.conditions":     true,
+	apiext + "CustomResourceDefinitionStatus.acceptedNames":  true,
+	apiext + "CustomResourceDefinitionStatus.storedVersions": true,
+}
