@@ -28,7 +28,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// Setpoint serves no OpenAPI yet, which kubectl's client-side
 	// validation needs.
-	k.OK(t, "create", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
+	k.OK(t, "create", "-f", filepath.Join("config", "crd.yaml"))
 	k.OK(t, "wait", "--for=condition=established", "crd/foos.foo.example.com", "--timeout=30s")
 
 	healthAddr := processtest.FreeAddr(t)
@@ -39,7 +39,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := k.Run(t, fooManifest("x", "baz"), "create", "-f", "-", "--validate=false"); err != nil {
+	if _, err := k.Run(t, fooManifest("x", "baz"), "create", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
 	k.WaitFor(t, "Unknown FooNotBar", "foo", "x", "-o", readyJSONPath)

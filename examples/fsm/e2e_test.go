@@ -27,7 +27,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// Setpoint serves no OpenAPI yet, which kubectl's client-side
 	// validation needs.
-	k.OK(t, "apply", "-f", filepath.Join("config", "crd.yaml"), "--validate=false")
+	k.OK(t, "apply", "-f", filepath.Join("config", "crd.yaml"))
 	k.OK(t, "wait", "--for=condition=established", "crd/pipelines.fsm.example.com", "--timeout=30s")
 
 	operator := processtest.Start(t, "fsm", fsmBin, "--kubeconfig", kubeconfig,
@@ -36,7 +36,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := k.Run(t, pipelineManifest, "apply", "-f", "-", "--validate=false"); err != nil {
+	if _, err := k.Run(t, pipelineManifest, "apply", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
 	k.OK(t, "wait", "--for=condition=Ready", "pipeline/release", "--timeout=30s")

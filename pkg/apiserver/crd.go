@@ -70,9 +70,11 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		s.log.Error("cannot cache custom resource", "crd", name, "err", err)
 		return
 	}
+	before := s.reg.Owned(name)
 	if conflicts := s.reg.SetOwned(name, resources); len(conflicts) > 0 {
 		s.log.Warn("custom resource names taken", "crd", name, "resource", conflicts[0].GroupVersionResource().String())
 	}
+	s.publishOpenAPI(groupVersionsOf(append(before, resources...))...)
 }
 
 func storageVersion(u *unstructured.Unstructured, resources []*registry.Resource) *registry.Resource {
@@ -91,13 +93,12 @@ func storageVersion(u *unstructured.Unstructured, resources []*registry.Resource
 }
 
 func (s *Server) unserveCRD(name string) {
+	before := s.reg.Owned(name)
+	defer func() { s.publishOpenAPI(groupVersionsOf(before)...) }()
 	s.terminating.Delete(name)
 	var gr schema.GroupResource
-	for _, r := range s.reg.Resources() {
-		if owner, _ := s.reg.Owner(r.GroupResource()); owner == name {
-			gr = r.GroupResource()
-			break
-		}
+	if len(before) > 0 {
+		gr = before[0].GroupResource()
 	}
 	s.reg.SetOwned(name, nil)
 	if gr.Resource != "" {

@@ -25,6 +25,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 	if err != nil {
 		return err
 	}
+	u = s.track(req.res, "", nil, u, managerName(r, req))
+	return s.createObject(w, r, req, u, warnings)
+}
+
+// createObject stores a new object decoded from a request (create, or a
+// server-side apply of an object that does not exist yet).
+func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *request, u *unstructured.Unstructured, warnings []string) error {
 	ctx := r.Context()
 	res := req.res
 	gr := res.GroupResource()
@@ -55,7 +62,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 	if generate {
 		u.SetName(u.GetGenerateName() + rand.String(5))
 	}
-	if errs := validateMeta(u, res); len(errs) > 0 {
+	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
 		return errInvalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
 	}
 	if res.Namespaced {

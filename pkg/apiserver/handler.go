@@ -22,6 +22,9 @@ type request struct {
 	name        string
 	subresource string
 	query       url.Values
+	// apply marks a server-side apply, which records its managed fields
+	// itself.
+	apply bool
 }
 
 func (s *Server) buildHandler() http.Handler {
@@ -48,6 +51,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics.Handler().ServeHTTP(w, r)
 	case discovery.Match(path):
 		s.discovery.ServeHTTP(w, r)
+	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):
+		s.openapi.ServeHTTP(w, r)
 	case strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
 		s.serveResource(w, r)
 	default:
@@ -86,6 +91,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	case "watch":
 		err = s.watch(rw, r, req)
 	case "create":
+		if req.res.GroupResource() == selfSubjectReviewGR {
+			err = s.selfSubjectReview(rw, r, req)
+			break
+		}
 		err = s.create(rw, r, req)
 	case "update":
 		err = s.update(rw, r, req)
@@ -180,6 +189,10 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		if res.GroupResource() != namespaceGR {
 			return nil, errPathNotFound()
 		}
+	case "scale":
+		if res.Scale == nil {
+			return nil, errPathNotFound()
+		}
 	default:
 		return nil, errPathNotFound()
 	}
@@ -211,7 +224,13 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		req.subresource == "finalize" && req.verb != "update" {
 		return req, errMethodNotAllowed(r.Method)
 	}
+	if !res.Serves(req.verb) {
+		return req, errMethodNotAllowed(r.Method)
+	}
 	if err := checkQuery(req.verb, req.query); err != nil {
+		return req, err
+	}
+	if err := checkFieldManager(req); err != nil {
 		return req, err
 	}
 	return req, nil

@@ -51,20 +51,8 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 	if err != nil {
 		return nil, nil, err
 	}
-	switch bf {
-	case bodyYAML:
-		if body, err = yaml.YAMLToJSON(body); err != nil {
-			return nil, nil, errBadRequest("the body is not valid YAML: %v", err)
-		}
-	case bodyProtobuf:
-		gvk, js, err := protobuf.Default().DecodeToJSON(body)
-		if err != nil {
-			return nil, nil, errBadRequest("the body is not a valid protobuf object: %v", err)
-		}
-		if gvk != req.res.GroupVersionKind() {
-			return nil, nil, errBadRequest("the body is a %s, not a %s", gvk, req.res.GroupVersionKind())
-		}
-		body = js
+	if body, err = jsonBody(bf, body, req.res.GroupVersionKind()); err != nil {
+		return nil, nil, err
 	}
 	fv, err := parseFieldValidation(req)
 	if err != nil {
@@ -79,6 +67,29 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 		return nil, nil, err
 	}
 	return u, warnings, nil
+}
+
+// jsonBody turns a YAML or protobuf request body into JSON; protobuf
+// must be of kind want.
+func jsonBody(bf bodyFormat, body []byte, want schema.GroupVersionKind) ([]byte, error) {
+	switch bf {
+	case bodyYAML:
+		js, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, errBadRequest("the body is not valid YAML: %v", err)
+		}
+		return js, nil
+	case bodyProtobuf:
+		gvk, js, err := protobuf.Default().DecodeToJSON(body)
+		if err != nil {
+			return nil, errBadRequest("the body is not a valid protobuf object: %v", err)
+		}
+		if gvk != want {
+			return nil, errBadRequest("the body is a %s, not a %s", gvk, want)
+		}
+		return js, nil
+	}
+	return body, nil
 }
 
 func checkTypeMeta(u *unstructured.Unstructured, res *registry.Resource) error {
@@ -146,6 +157,7 @@ func (s *Server) decoder(res *registry.Resource) watchcache.DecodeFunc {
 		if err := unmarshalJSON(value, &obj); err != nil {
 			return nil, err
 		}
+		res.NormalizeStored(obj)
 		u := &unstructured.Unstructured{Object: obj}
 		b, err := servedBytes(u, rev)
 		if err != nil {

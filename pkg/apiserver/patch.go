@@ -7,7 +7,9 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
@@ -20,9 +22,9 @@ const (
 
 func patchTypes(res *registry.Resource) []string {
 	if res.Typed {
-		return []string{jsonPatchType, mergePatchType, strategicPatchType}
+		return []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
 	}
-	return []string{jsonPatchType, mergePatchType}
+	return []string{jsonPatchType, mergePatchType, applyPatchType}
 }
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) error {
@@ -34,12 +36,24 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	}
 	switch mt {
 	case jsonPatchType, mergePatchType:
+	case applyPatchType:
+		if req.subresource == "scale" {
+			return errUnsupportedMediaType(ct, []string{jsonPatchType, mergePatchType, strategicPatchType})
+		}
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		return s.apply(w, r, req, body)
 	case strategicPatchType:
-		if !res.Typed {
+		if !res.Typed && req.subresource != "scale" {
 			return errUnsupportedMediaType(ct, patchTypes(res))
 		}
 	default:
 		return errUnsupportedMediaType(ct, patchTypes(res))
+	}
+	if req.query.Get("force") != "" {
+		return errInvalid(patchOptionsKind, "", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")})
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -64,25 +78,20 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
+	if req.subresource == "scale" {
+		return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return patchScale(req, cur, func(scale []byte) ([]byte, error) {
+				return applyPatch(mt, jp, body, scale, scaleGVK)
+			})
+		})
+	}
 	var warned bool
 	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		curJSON, err := json.Marshal(cur.Object)
 		if err != nil {
 			return nil, errInternal(err)
 		}
-		var patched []byte
-		switch mt {
-		case jsonPatchType:
-			patched, err = jp.Apply(curJSON)
-		case mergePatchType:
-			patched, err = jsonpatch.MergePatch(curJSON, body)
-		case strategicPatchType:
-			typed, terr := registry.Scheme().New(res.GroupVersionKind())
-			if terr != nil {
-				return nil, errInternal(terr)
-			}
-			patched, err = strategicpatch.StrategicMergePatch(curJSON, body, typed)
-		}
+		patched, err := applyPatch(mt, jp, body, curJSON, res.GroupVersionKind())
 		if err != nil {
 			return nil, errUnprocessable(res, req.name, err)
 		}
@@ -105,4 +114,21 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 		}
 		return u, nil
 	})
+}
+
+// applyPatch applies a JSON, merge or strategic merge patch to the JSON
+// of an object of kind gvk.
+func applyPatch(mt string, jp jsonpatch.Patch, body, cur []byte, gvk schema.GroupVersionKind) ([]byte, error) {
+	switch mt {
+	case jsonPatchType:
+		return jp.Apply(cur)
+	case mergePatchType:
+		return jsonpatch.MergePatch(cur, body)
+	default:
+		typed, err := registry.Scheme().New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		return strategicpatch.StrategicMergePatch(cur, body, typed)
+	}
 }

@@ -36,7 +36,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 		if o == nil {
 			return errNotFound(req.res.GroupResource(), req.name)
 		}
-		return s.writeObject(w, r, req.res, http.StatusOK, o.JSON)
+		return s.writeResult(w, r, req, http.StatusOK, o.JSON)
 	}
 	kv, err := s.store.Get(r.Context(), key)
 	if err != nil {
@@ -46,7 +46,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 	if err != nil {
 		return errInternal(err)
 	}
-	return s.writeObject(w, r, req.res, http.StatusOK, o.JSON)
+	return s.writeResult(w, r, req, http.StatusOK, o.JSON)
 }
 
 // selection is a parsed label and field selector.

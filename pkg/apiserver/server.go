@@ -17,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/discovery"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/metrics"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -62,6 +63,8 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	handler   http.Handler
+	fields    fieldManagers
+	openapi   *openapi.Service
 
 	terminating sync.Map // names of CRDs being deleted
 	ready       chan struct{}
@@ -98,9 +101,15 @@ func New(cfg Config) (*Server, error) {
 		metrics:   metrics.New(),
 		ready:     make(chan struct{}),
 	}
+	s.fields.s = s
+	s.openapi = openapi.NewService()
+	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
 	for _, res := range s.reg.Resources() {
+		if !res.Stored() {
+			continue
+		}
 		if _, err := s.cache.Add(ctx, res.GroupResource(), s.decoder(res)); err != nil {
 			return nil, err
 		}

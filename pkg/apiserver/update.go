@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -22,6 +23,9 @@ import (
 const maxWriteRetries = 32
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, req *request) error {
+	if req.subresource == "scale" {
+		return s.updateScale(w, r, req)
+	}
 	u, warnings, err := s.decodeObject(w, r, req)
 	if err != nil {
 		return err
@@ -54,10 +58,14 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		if err != nil {
 			return errInternal(err)
 		}
+		res.NormalizeStored(old.Object)
 		old.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
 		u, err := desired(old.DeepCopy())
 		if err != nil {
 			return err
+		}
+		if !req.apply {
+			u = s.track(res, req.subresource, old, u, managerName(r, req))
 		}
 		if u.GetName() != req.name {
 			return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), req.name)
@@ -74,7 +82,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		if precondition != "" && precondition != old.GetResourceVersion() {
 			return errConflict(gr, req.name, staleObject)
 		}
-		next, err := s.prepareUpdate(res, req.subresource, u, old)
+		next, err := s.prepareUpdate(ctx, res, req.subresource, u, old)
 		if err != nil {
 			return err
 		}
@@ -87,7 +95,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			if err != nil {
 				return errInternal(err)
 			}
-			return s.writeObject(w, r, res, http.StatusOK, b)
+			return s.writeResult(w, r, req, http.StatusOK, b)
 		}
 		var rev int64
 		if next.GetDeletionTimestamp() != nil && !held(res, next) {
@@ -113,7 +121,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		if err := s.afterWrite(ctx, req, rev); err != nil {
 			return err
 		}
-		return s.writeObject(w, r, res, http.StatusOK, b)
+		return s.writeResult(w, r, req, http.StatusOK, b)
 	}
 }
 
@@ -121,7 +129,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 // the stored one: server-owned metadata is kept, the status subresource
 // splits .status from the rest, finalizers cannot be added once deletion
 // started, and generation counts changes outside metadata (and status).
-func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subresource string, u, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var next *unstructured.Unstructured
 	switch subresource {
 	case "status":
@@ -131,6 +139,9 @@ func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, ol
 		} else {
 			delete(next.Object, "status")
 		}
+	case "scale":
+		// desired changed only the replicas in the current object.
+		next = u
 	case "finalize":
 		// Namespaces only: the one way to change spec.finalizers.
 		next = old.DeepCopy()
@@ -188,6 +199,9 @@ func (s *Server) prepareUpdate(res *registry.Resource, subresource string, u, ol
 	errs = append(errs, apivalidation.ValidateObjectMetaAccessorUpdate(next, old, field.NewPath("metadata"))...)
 	if old.GetDeletionTimestamp() != nil {
 		errs = append(errs, apivalidation.ValidateNoNewFinalizers(next.GetFinalizers(), old.GetFinalizers(), field.NewPath("metadata", "finalizers"))...)
+	}
+	if subresource != "finalize" {
+		errs = append(errs, res.Validate(ctx, next.Object, old.Object)...)
 	}
 	if len(errs) > 0 {
 		return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)

@@ -80,6 +80,13 @@ func Builtin() []*Resource {
 			Columns:  []Column{{Name: "Created At", Type: "date", Path: ".metadata.creationTimestamp"}},
 			Strategy: crdStrategy{},
 		},
+		{
+			// Not stored: the server answers with the caller's identity
+			// (kubectl auth whoami).
+			Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview", ListKind: "SelfSubjectReviewList",
+			Plural: "selfsubjectreviews", Singular: "selfsubjectreview",
+			Typed: true, Verbs: []string{"create"},
+		},
 	}
 }
 

@@ -32,7 +32,7 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 		listKind = n.Kind + "List"
 	}
 	var out []*Resource
-	for _, v := range crd.Spec.Versions {
+	for i, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
@@ -43,6 +43,21 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 			Namespaced:        crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 			TracksGeneration:  true,
 			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
+		}
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			r.Schema = v.Schema.OpenAPIV3Schema
+			custom, errs := compileSchema(r.Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"))
+			if len(errs) > 0 {
+				return nil, fmt.Errorf("registry: %s: %w", crd.Name, errs.ToAggregate())
+			}
+			r.custom = custom
+		}
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			sc := v.Subresources.Scale
+			r.Scale = &Scale{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath}
+			if sc.LabelSelectorPath != nil {
+				r.Scale.LabelSelectorPath = *sc.LabelSelectorPath
+			}
 		}
 		for _, c := range v.AdditionalPrinterColumns {
 			r.Columns = append(r.Columns, Column{
@@ -59,7 +74,7 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 }
 
 // builtinGroups may not be taken by custom resources.
-var builtinGroups = []string{"", "events.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io"}
+var builtinGroups = []string{"", "events.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io", "authentication.k8s.io", "autoscaling"}
 
 // IsBuiltinGroup reports whether group is served by the server itself
 // rather than by CRDs.
@@ -140,6 +155,12 @@ func validateCRD(obj, old map[string]any) field.ErrorList {
 		}
 		if v.Storage {
 			storage++
+		}
+		sp := p.Child("schema", "openAPIV3Schema")
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			errs = append(errs, field.Required(sp, "schemas are required"))
+		} else if _, serrs := compileSchema(v.Schema.OpenAPIV3Schema, sp); len(serrs) > 0 {
+			errs = append(errs, serrs...)
 		}
 	}
 	if len(s.Versions) == 0 {

@@ -2,9 +2,12 @@ package registry
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -28,6 +31,7 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, apiextensionsv1.AddToScheme,
+		authenticationv1.AddToScheme, autoscalingv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("registry: building scheme: %v", err))
@@ -51,6 +55,9 @@ func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, 
 		strict, err = sigsjson.UnmarshalStrict(body, &obj, sigsjson.DisallowDuplicateFields)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+		}
+		for _, p := range r.prune(obj) {
+			strict = append(strict, errors.New(p))
 		}
 	} else {
 		typed, err := Scheme().New(r.GroupVersionKind())

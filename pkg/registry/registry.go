@@ -114,3 +114,16 @@ func (r *Registry) Changed() (uint64, <-chan struct{}) {
 	defer r.mu.RUnlock()
 	return r.gen, r.changed
 }
+
+// Owned returns the resources owner serves.
+func (r *Registry) Owned(owner string) []*Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []*Resource
+	for _, e := range r.byGVR {
+		if e.owner == owner {
+			out = append(out, e.res)
+		}
+	}
+	return out
+}

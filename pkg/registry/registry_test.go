@@ -178,9 +178,21 @@ func TestCRDStrategy(t *testing.T) {
 		return map[string]any{
 			"metadata": map[string]any{"name": "widgets.example.com"},
 			"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
-				"names":    map[string]any{"plural": "widgets", "kind": "Widget"},
-				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}}},
+				"names": map[string]any{"plural": "widgets", "kind": "Widget"},
+				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+						"spec": map[string]any{"type": "object", "properties": map[string]any{"size": map[string]any{"type": "integer"}},
+							"x-kubernetes-validations": []any{map[string]any{"rule": "self.size < 10"}}},
+					}}}}}},
 		}
+	}
+	setSchema := func(m map[string]any, schema map[string]any) {
+		v := m["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+		if schema == nil {
+			delete(v, "schema")
+			return
+		}
+		v["schema"] = map[string]any{"openAPIV3Schema": schema}
 	}
 	tests := []struct {
 		name    string
@@ -195,6 +207,17 @@ func TestCRDStrategy(t *testing.T) {
 			m["spec"].(map[string]any)["versions"] = []any{map[string]any{"name": "v1", "served": true}}
 		}, true},
 		{"bad scope", func(m map[string]any) { m["spec"].(map[string]any)["scope"] = "Galaxy" }, true},
+		{"no schema", func(m map[string]any) { setSchema(m, nil) }, true},
+		{"schema without a type", func(m map[string]any) {
+			setSchema(m, map[string]any{"properties": map[string]any{"spec": map[string]any{"type": "object"}}})
+		}, true},
+		{"rule that does not compile", func(m map[string]any) {
+			setSchema(m, map[string]any{"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object",
+				"x-kubernetes-validations": []any{map[string]any{"rule": "self.missing > 1"}}}}})
+		}, true},
+		{"schema keeping unknown fields", func(m map[string]any) {
+			setSchema(m, map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

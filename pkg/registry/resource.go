@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -39,6 +41,44 @@ type Resource struct {
 	// Strategy holds the kind's own create and update rules; nil means
 	// none beyond the generic ones.
 	Strategy Strategy
+	// Schema is a custom resource version's openAPIV3Schema as the CRD
+	// gives it; nil for built-in kinds and CRDs without one.
+	Schema *apiextensionsv1.JSONSchemaProps
+	// custom is Schema compiled.
+	custom *customSchema
+	// Scale, when set, serves the scale subresource.
+	Scale *Scale
+	// Verbs limits what the resource serves; nil is every verb of a
+	// stored resource. A resource that cannot be listed is not stored:
+	// the server answers its requests itself (SelfSubjectReview).
+	Verbs []string
+}
+
+// AllVerbs are the verbs of a stored resource.
+var AllVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// ServedVerbs returns Verbs, or AllVerbs when it is nil.
+func (r *Resource) ServedVerbs() []string {
+	if r.Verbs == nil {
+		return AllVerbs
+	}
+	return r.Verbs
+}
+
+// Serves reports whether the resource serves verb.
+func (r *Resource) Serves(verb string) bool {
+	return slices.Contains(r.ServedVerbs(), verb)
+}
+
+// Stored reports whether the resource's objects are kept in storage.
+func (r *Resource) Stored() bool { return r.Serves("list") }
+
+// Scale says where a custom resource keeps what its scale subresource
+// reads and writes: dotted JSON paths such as ".spec.replicas".
+type Scale struct {
+	SpecReplicasPath   string
+	StatusReplicasPath string
+	LabelSelectorPath  string
 }
 
 // Column is one server-side table column. Path is a dotted JSON path into

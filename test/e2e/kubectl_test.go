@@ -173,7 +173,7 @@ func TestKubectl(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"create", "-f", writeFile(t, "cm.yaml", manifest), "--validate=false"}, `Error from server (AlreadyExists): error when creating`},
+			{[]string{"create", "-f", writeFile(t, "cm.yaml", manifest)}, `Error from server (AlreadyExists): error when creating`},
 			{[]string{"get", "configmap", "nope", "-n", ns}, `Error from server (NotFound): configmaps "nope" not found`},
 			{[]string{"create", "namespace", ns}, `Error from server (AlreadyExists): namespaces "` + ns + `" already exists`},
 		} {

@@ -129,11 +129,10 @@ func (k *kubectl) getJSON(t *testing.T, args ...string) map[string]any {
 	return obj
 }
 
-// createFile writes manifest to a file and runs `kubectl create -f` on it
-// (without client-side validation: the server has no OpenAPI yet).
+// createFile writes manifest to a file and runs `kubectl create -f` on it.
 func (k *kubectl) createFile(t *testing.T, manifest string) string {
 	t.Helper()
-	return k.ok(t, "create", "-f", writeFile(t, "manifest.yaml", manifest), "--validate=false")
+	return k.ok(t, "create", "-f", writeFile(t, "manifest.yaml", manifest))
 }
 
 // background is a kubectl left running, such as a watch.

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // Authenticator admits requests carrying the admin bearer token.
@@ -43,4 +45,19 @@ func (a *Authenticator) Authenticate(r *http.Request) bool {
 	}
 	got := sha256.Sum256([]byte(token))
 	return subtle.ConstantTimeCompare(got[:], a.sum[:]) == 1
+}
+
+// AdminUser is who the admin token authenticates as: a member of
+// system:masters, like the admin of a kubeadm cluster.
+var AdminUser = authenticationv1.UserInfo{
+	Username: "setpoint-admin",
+	Groups:   []string{"system:masters", "system:authenticated"},
+}
+
+// Identify returns AdminUser for a request carrying the admin token.
+func (a *Authenticator) Identify(r *http.Request) (authenticationv1.UserInfo, bool) {
+	if !a.Authenticate(r) {
+		return authenticationv1.UserInfo{}, false
+	}
+	return AdminUser, true
 }

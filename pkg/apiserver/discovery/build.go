@@ -20,13 +20,9 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
 
-// Every resource is served by the one generic REST path, so every
-// resource has the same verbs, and so does every status subresource.
-// Sorted, as kube-apiserver lists them.
-var (
-	resourceVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-	statusVerbs   = metav1.Verbs{"get", "patch", "update"}
-)
+// statusVerbs are the verbs of every status and scale subresource,
+// sorted as kube-apiserver lists them.
+var statusVerbs = metav1.Verbs{"get", "patch", "update"}
 
 // document is one encoded answer.
 type document struct {
@@ -192,11 +188,11 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 			SingularName: singular(r),
 			Namespaced:   r.Namespaced,
 			Kind:         r.Kind,
-			Verbs:        resourceVerbs,
+			Verbs:        metav1.Verbs(r.ServedVerbs()),
 			ShortNames:   r.ShortNames,
 			Categories:   r.Categories,
 		}
-		if r.Typed {
+		if r.Typed && r.Stored() {
 			// Built-in kinds are stored in the version they are served
 			// in. A custom resource's storage version is not known
 			// here, so it goes without, which clients read as unknown.
@@ -209,6 +205,16 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 				Name:       r.Plural + "/status",
 				Namespaced: r.Namespaced,
 				Kind:       r.Kind,
+				Verbs:      statusVerbs,
+			})
+		}
+		if r.Scale != nil {
+			out = append(out, metav1.APIResource{
+				Name:       r.Plural + "/scale",
+				Namespaced: r.Namespaced,
+				Group:      "autoscaling",
+				Version:    "v1",
+				Kind:       "Scale",
 				Verbs:      statusVerbs,
 			})
 		}
@@ -300,7 +306,7 @@ func aggregatedGroup(g *group) apidiscoveryv2.APIGroupDiscovery {
 				ResponseKind:     kind,
 				Scope:            scope,
 				SingularResource: singular(r),
-				Verbs:            resourceVerbs,
+				Verbs:            metav1.Verbs(r.ServedVerbs()),
 				ShortNames:       r.ShortNames,
 				Categories:       r.Categories,
 			}
@@ -310,6 +316,13 @@ func aggregatedGroup(g *group) apidiscoveryv2.APIGroupDiscovery {
 					ResponseKind: kind,
 					Verbs:        statusVerbs,
 				}}
+			}
+			if r.Scale != nil {
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource:  "scale",
+					ResponseKind: &metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
+					Verbs:        statusVerbs,
+				})
 			}
 			vd.Resources = append(vd.Resources, rd)
 		}

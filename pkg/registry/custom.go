@@ -1,0 +1,93 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/setpoint-dev/setpoint/pkg/schema"
+	"github.com/setpoint-dev/setpoint/pkg/schema/cel"
+)
+
+// customSchema is a custom resource version's compiled schema: the
+// structural part prunes, defaults and validates, the rules are its CEL
+// validations.
+type customSchema struct {
+	structural *schema.Structural
+	rules      *cel.Validator
+}
+
+// compileSchema compiles a CRD version's schema; errors are relative to
+// fldPath, the version's schema.openAPIV3Schema.
+func compileSchema(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) (*customSchema, field.ErrorList) {
+	st, errs := schema.New(props, fldPath)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	rules, errs := cel.Compile(props, fldPath)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &customSchema{structural: st, rules: rules}, nil
+}
+
+// prune drops what the schema does not specify and fills in defaults,
+// returning the dropped fields as fieldValidation reports them.
+func (r *Resource) prune(obj map[string]any) []string {
+	if r.custom == nil {
+		return nil
+	}
+	unknown := r.custom.structural.Prune(obj)
+	r.custom.structural.Default(obj)
+	problems := make([]string, len(unknown))
+	for i, p := range unknown {
+		problems[i] = fmt.Sprintf("unknown field %q", trimDot(p))
+	}
+	return problems
+}
+
+func trimDot(p string) string {
+	if len(p) > 0 && p[0] == '.' {
+		return p[1:]
+	}
+	return p
+}
+
+// NormalizeStored prunes and defaults a stored custom object as its
+// schema now says, which may have changed since the object was written,
+// so reads see what a write would store today.
+func (r *Resource) NormalizeStored(obj map[string]any) {
+	if r.custom == nil {
+		return
+	}
+	r.custom.structural.Prune(obj)
+	if r.custom.structural.HasDefaults() {
+		r.custom.structural.Default(obj)
+	}
+}
+
+// Validate checks a custom object against its schema and validation
+// rules; old is the stored object on update, nil on create. Built-in
+// kinds are checked by their Go types when decoded.
+func (r *Resource) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
+	if r.custom == nil {
+		return nil
+	}
+	errs := r.custom.structural.Validate(obj)
+	if len(errs) > 0 {
+		// Rules assume a schema-valid object, as kube-apiserver's do.
+		return errs
+	}
+	return r.custom.rules.Validate(ctx, obj, old)
+}
+
+// Structural returns a custom resource's checked schema, nil for
+// built-in kinds and CRDs without one.
+func (r *Resource) Structural() *schema.Structural {
+	if r.custom == nil {
+		return nil
+	}
+	return r.custom.structural
+}
