@@ -46,11 +46,13 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 		}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			r.Schema = v.Schema.OpenAPIV3Schema
-			custom, errs := compileSchema(r.Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"))
-			if len(errs) > 0 {
-				return nil, fmt.Errorf("registry: %s: %w", crd.Name, errs.ToAggregate())
+			// A stored CRD whose schema does not compile (written before
+			// schemas were checked, or by a laxer version) is still
+			// served, unchecked, as kube-apiserver serves non-structural
+			// ones: refusing it would strand its objects.
+			if custom, errs := compileSchema(r.Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")); len(errs) == 0 {
+				r.custom = custom
 			}
-			r.custom = custom
 		}
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			sc := v.Subresources.Scale
