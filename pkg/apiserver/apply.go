@@ -44,11 +44,16 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	if patch.GetAPIVersion() == "" || patch.GetKind() == "" {
 		return errBadRequest("Object 'apiVersion' and 'Kind' must be set in an apply patch")
 	}
-	if err := checkTypeMeta(patch, res); err != nil {
-		return err
-	}
 	if n := patch.GetName(); n != "" && n != req.name {
 		return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", n, req.name)
+	}
+	if req.subresource == "scale" {
+		if patch, err = scaleApplyPatch(res, patch); err != nil {
+			return err
+		}
+	}
+	if err := checkTypeMeta(patch, res); err != nil {
+		return err
 	}
 	fm, err := s.fields.get(res, req.subresource)
 	if err != nil {

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,8 +66,14 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		s.unserveCRD(name)
 		return
 	}
-	// Every version shares the storage version's cache.
-	if _, err := s.cache.Add(context.Background(), resources[0].GroupResource(), s.decoder(storageVersion(u, resources))); err != nil {
+	// Every version shares the storage version's cache, whose objects
+	// are pruned and defaulted by that version's schema: a new schema
+	// needs a new cache.
+	stored := storageVersion(u, resources)
+	if fp := schemaFingerprint(stored); s.cacheSchemaChanged(name, fp) {
+		s.cache.Remove(stored.GroupResource())
+	}
+	if _, err := s.cache.Add(context.Background(), stored.GroupResource(), s.decoder(stored)); err != nil {
 		s.log.Error("cannot cache custom resource", "crd", name, "err", err)
 		return
 	}
@@ -93,6 +100,7 @@ func storageVersion(u *unstructured.Unstructured, resources []*registry.Resource
 }
 
 func (s *Server) unserveCRD(name string) {
+	s.cacheSchemas.Delete(name)
 	before := s.reg.Owned(name)
 	defer func() { s.publishOpenAPI(groupVersionsOf(before)...) }()
 	s.terminating.Delete(name)
@@ -129,4 +137,19 @@ func (s *Server) refuseIfTerminating(gr schema.GroupResource) error {
 			"create not allowed while custom resource definition is terminating")
 	}
 	return nil
+}
+
+// schemaFingerprint identifies what the cache's decoder does to a
+// custom resource's objects: its storage version and that version's
+// schema.
+func schemaFingerprint(res *registry.Resource) string {
+	b, _ := json.Marshal(res.Schema)
+	return res.Version + "\x00" + string(b)
+}
+
+// cacheSchemaChanged records fp as the schema a CRD's cache decodes
+// with and reports whether a cache built for another one exists.
+func (s *Server) cacheSchemaChanged(crd, fp string) bool {
+	prev, had := s.cacheSchemas.Swap(crd, fp)
+	return had && prev.(string) != fp
 }

@@ -37,16 +37,13 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	switch mt {
 	case jsonPatchType, mergePatchType:
 	case applyPatchType:
-		if req.subresource == "scale" {
-			return errUnsupportedMediaType(ct, []string{jsonPatchType, mergePatchType, strategicPatchType})
-		}
 		body, err := readBody(w, r)
 		if err != nil {
 			return err
 		}
 		return s.apply(w, r, req, body)
 	case strategicPatchType:
-		if !res.Typed && req.subresource != "scale" {
+		if !res.Typed {
 			return errUnsupportedMediaType(ct, patchTypes(res))
 		}
 	default:

@@ -103,6 +103,16 @@ func (s *Server) updateScale(w http.ResponseWriter, r *http.Request, req *reques
 	if body, err = jsonBody(bf, body, scaleGVK); err != nil {
 		return err
 	}
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := unmarshalJSON(body, &tm); err != nil {
+		return errBadRequest("the body is not a valid Scale: %v", err)
+	}
+	if (tm.Kind != "" && tm.Kind != scaleGVK.Kind) || (tm.APIVersion != "" && tm.APIVersion != scaleGVK.GroupVersion().String()) {
+		return errBadRequest("the body is a %s %s, not a %s", tm.APIVersion, tm.Kind, scaleGVK)
+	}
 	dryRun, err := parseDryRun(req)
 	if err != nil {
 		return err
@@ -157,4 +167,24 @@ func patchScale(req *request, cur *unstructured.Unstructured, change func(scale 
 	// the client sent one.
 	cur.SetResourceVersion(want.Metadata.ResourceVersion)
 	return cur, nil
+}
+
+// scaleApplyPatch turns a server-side apply of a Scale into the same
+// apply on the object: the Scale's replicas at specReplicasPath. The
+// manager then owns that field of the object, with subresource scale,
+// as kube-apiserver records it.
+func scaleApplyPatch(res *registry.Resource, scale *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if gvk := scale.GroupVersionKind(); gvk != scaleGVK {
+		return nil, errBadRequest("the body is a %s, not a %s", gvk, scaleGVK)
+	}
+	patch := emptyObject(res)
+	patch.SetName(scale.GetName())
+	patch.SetNamespace(scale.GetNamespace())
+	patch.SetResourceVersion(scale.GetResourceVersion())
+	if n, ok, _ := unstructured.NestedFieldNoCopy(scale.Object, "spec", "replicas"); ok {
+		if err := unstructured.SetNestedField(patch.Object, n, splitFieldPath(res.Scale.SpecReplicasPath)...); err != nil {
+			return nil, errBadRequest("spec.replicas: %v", err)
+		}
+	}
+	return patch, nil
 }

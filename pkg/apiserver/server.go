@@ -66,8 +66,9 @@ type Server struct {
 	fields    fieldManagers
 	openapi   *openapi.Service
 
-	terminating sync.Map // names of CRDs being deleted
-	ready       chan struct{}
+	terminating  sync.Map // names of CRDs being deleted
+	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
+	ready        chan struct{}
 
 	startOnce sync.Once
 }

@@ -139,6 +139,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 		} else {
 			delete(next.Object, "status")
 		}
+		keepManagedFields(next, u)
 	case "scale":
 		// desired changed only the replicas in the current object.
 		next = u
@@ -255,4 +256,19 @@ func held(res *registry.Resource, u *unstructured.Unstructured) bool {
 	}
 	ds, ok := res.Strategy.(registry.DeleteStrategy)
 	return ok && ds.HoldsDeletion(u.Object)
+}
+
+// keepManagedFields carries the managed fields recorded for a
+// subresource write (in u) over to the object stored (next).
+func keepManagedFields(next, u *unstructured.Unstructured) {
+	um, _ := u.Object["metadata"].(map[string]any)
+	nm, _ := next.Object["metadata"].(map[string]any)
+	if nm == nil {
+		return
+	}
+	if mf, ok := um["managedFields"]; ok {
+		nm["managedFields"] = mf
+	} else {
+		delete(nm, "managedFields")
+	}
 }

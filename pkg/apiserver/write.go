@@ -12,7 +12,8 @@ import (
 
 // servedVersion returns obj as the requested version of its resource.
 // Custom resources of several versions share storage and are served
-// without conversion, so only apiVersion changes. Objects written by
+// without conversion, so only apiVersion changes, and what the version's
+// schema prunes or defaults. Objects written by
 // this server start with apiVersion (map keys marshal sorted), which
 // makes the common case a prefix check.
 func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
@@ -27,6 +28,9 @@ func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
 	if m["apiVersion"] == want {
 		return obj, nil
 	}
+	// Cached objects follow the storage version's schema; this version's
+	// may prune or default differently.
+	res.NormalizeStored(m)
 	m["apiVersion"] = want
 	return json.Marshal(m)
 }
