@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -581,6 +582,38 @@ func TestCRDSelectableFields(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.wantNames) {
 				t.Errorf("got %v, want %v", got, tt.wantNames)
+			}
+		})
+	}
+}
+
+// TestCRDDuplicateFields: a body naming a field twice is refused under
+// Strict and warned about otherwise, for custom objects as for built-ins.
+func TestCRDDuplicateFields(t *testing.T) {
+	c := newThings(t)
+	body := `{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"%s"},"spec":{"name":"a","name":"b"}}`
+	tests := []struct {
+		query    string
+		wantCode int
+		wantWarn bool
+	}{
+		{"?fieldValidation=Strict", http.StatusBadRequest, false},
+		{"?fieldValidation=Warn", http.StatusCreated, true},
+		{"?fieldValidation=Ignore", http.StatusCreated, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			r := c.do("POST", things+tt.query, fmt.Sprintf(body, fmt.Sprint("dup", i)))
+			if r.code != tt.wantCode {
+				t.Fatalf("got %d, want %d: %s", r.code, tt.wantCode, r.body)
+			}
+			const want = `duplicate field "spec.name"`
+			if tt.wantCode == http.StatusBadRequest && !strings.Contains(str(r.json(t)["message"]), want) {
+				t.Errorf("got %s, want a message naming %s", r.body, want)
+			}
+			got := warnings(r)
+			if tt.wantWarn != slices.ContainsFunc(got, func(w string) bool { return strings.Contains(w, want) }) {
+				t.Errorf("got warnings %q, want one naming %s: %v", got, want, tt.wantWarn)
 			}
 		})
 	}
