@@ -68,14 +68,15 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 	}
 	// Every version shares the storage version's cache, whose objects
 	// are pruned and defaulted by that version's schema: a new schema
-	// needs a new cache.
+	// rebuilds them.
 	stored := storageVersion(u, resources)
-	if fp := schemaFingerprint(stored); s.cacheSchemaChanged(name, fp) {
-		s.cache.Remove(stored.GroupResource())
-	}
-	if _, err := s.cache.Add(context.Background(), stored.GroupResource(), s.decoder(stored)); err != nil {
+	c, err := s.cache.Add(context.Background(), stored.GroupResource(), s.decoder(stored))
+	if err != nil {
 		s.log.Error("cannot cache custom resource", "crd", name, "err", err)
 		return
+	}
+	if fp := schemaFingerprint(stored); s.cacheSchemaChanged(name, fp) {
+		c.Redecode(s.decoder(stored))
 	}
 	before := s.reg.Owned(name)
 	if conflicts := s.reg.SetOwned(name, resources); len(conflicts) > 0 {

@@ -90,7 +90,7 @@ func resetFields(res *registry.Resource, subresource string) map[fieldpath.APIVe
 
 // track records manager's update of live into next in next's
 // managedFields. Tracking never fails a write: an object whose managed
-// fields cannot be computed gets them reset, as kube-apiserver does.
+// fields cannot be computed keeps the live object's.
 func (s *Server) track(res *registry.Resource, subresource string, live, next *unstructured.Unstructured, manager string) *unstructured.Unstructured {
 	if subresource == "finalize" {
 		return next
@@ -103,8 +103,13 @@ func (s *Server) track(res *registry.Resource, subresource string, live, next *u
 	if live == nil {
 		live = emptyObject(res)
 	}
-	out, ok := fm.UpdateNoErrors(live, next, manager).(*unstructured.Unstructured)
-	if !ok {
+	obj, err := fm.Update(live, next, manager)
+	out, ok := obj.(*unstructured.Unstructured)
+	if err != nil || !ok {
+		// Usually a value of the wrong type, which validation refuses
+		// next; should the write go through, it keeps the managed
+		// fields it had, as kube-apiserver does.
+		keepManagedFields(next, live)
 		return next
 	}
 	return out

@@ -76,15 +76,41 @@ func (c *Cache) reset(items []*Object, rev int64) {
 	clear(c.watchers)
 }
 
+// Redecode makes decode the way stored values become served objects and
+// rebuilds every cached object with it, keeping watchers: a custom
+// resource's objects change form when its schema changes, not when they
+// are written. Events already logged keep their form. It runs on the
+// Store's goroutine only, like apply.
+func (c *Cache) Redecode(decode DecodeFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.decode = decode
+	c.bytes = 0
+	for key, o := range c.objects {
+		// Served JSON decodes like the stored value: the decoder sets
+		// resourceVersion from the revision either way.
+		n, err := decode(key, o.JSON, o.Revision)
+		if err != nil {
+			c.store.logger.Error("undecodable cached object", "key", key, "revision", o.Revision, "err", err)
+			n = o
+		}
+		c.objects[key] = n
+		c.bytes += int64(len(n.JSON))
+	}
+}
+
 // apply records one storage event. It runs on the Store's goroutine only.
 func (c *Cache) apply(se storage.Event) *Event {
 	ev := &Event{Type: se.Type, Revision: se.Revision}
+	c.mu.RLock()
+	decode := c.decode
+	c.mu.RUnlock()
 	var err error
 	switch se.Type {
 	case storage.Added, storage.Modified:
-		ev.Object, err = c.decode(se.Key, se.Value, se.Revision)
+		ev.Object, err = decode(se.Key, se.Value, se.Revision)
 	case storage.Deleted:
-		ev.Object, err = c.decode(se.Key, se.PrevValue, se.Revision)
+		ev.Object, err = decode(se.Key, se.PrevValue, se.Revision)
 	}
 	if err != nil {
 		// A stored value the server cannot read was not written by it;

@@ -206,7 +206,10 @@ func (s *Store) list(ctx context.Context, c *Cache, rev int64) ([]*Object, error
 			return nil, fmt.Errorf("watchcache: listing %s: %w", c.prefix, err)
 		}
 		for _, kv := range res.Items {
-			o, err := c.decode(kv.Key, kv.Value, kv.Revision)
+			c.mu.RLock()
+			decode := c.decode
+			c.mu.RUnlock()
+			o, err := decode(kv.Key, kv.Value, kv.Revision)
 			if err != nil {
 				s.logger.Error("undecodable stored object", "key", kv.Key, "revision", kv.Revision, "err", err)
 				continue
