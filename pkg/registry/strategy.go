@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/base64"
 	"slices"
 	"time"
 
@@ -73,10 +74,12 @@ func (secretStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Er
 	if t, _ := obj["type"].(string); t == "" {
 		obj["type"] = "Opaque"
 	}
+	mergeStringData(obj)
 	return nil
 }
 
 func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
+	mergeStringData(obj)
 	if t, _ := obj["type"].(string); t == "" {
 		obj["type"] = old["type"]
 	}
@@ -102,4 +105,20 @@ func nestedMap(obj map[string]any, create bool, path ...string) map[string]any {
 		m = next
 	}
 	return m
+}
+
+// mergeStringData moves a Secret's write-only stringData into data,
+// base64-encoded, where it wins over the same key: Secrets are stored
+// and served with data only.
+func mergeStringData(obj map[string]any) {
+	sd, _ := obj["stringData"].(map[string]any)
+	delete(obj, "stringData")
+	if len(sd) == 0 {
+		return
+	}
+	data := nestedMap(obj, true, "data")
+	for k, v := range sd {
+		str, _ := v.(string)
+		data[k] = base64.StdEncoding.EncodeToString([]byte(str))
+	}
 }
