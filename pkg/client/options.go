@@ -31,6 +31,8 @@ type WriteOptions struct {
 	FieldManager string
 	// FieldValidation is Ignore, Warn or Strict for unknown fields.
 	FieldValidation string
+	// Force lets a server-side apply take over other managers' fields.
+	Force bool
 }
 
 // WriteOption adjusts a Create, Update, UpdateStatus or Patch.
@@ -255,6 +257,9 @@ func writeQuery(o WriteOptions) url.Values {
 	}
 	if o.FieldValidation != "" {
 		q.Set("fieldValidation", o.FieldValidation)
+	}
+	if o.Force {
+		q.Set("force", "true")
 	}
 	return q
 }
