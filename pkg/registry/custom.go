@@ -69,13 +69,21 @@ func (r *Resource) NormalizeStored(obj map[string]any) {
 }
 
 // Validate checks a custom object against its schema and validation
-// rules; old is the stored object on update, nil on create. Built-in
-// kinds are checked by their Go types when decoded.
+// rules; old is the stored object on update, nil on create. Updates
+// ratchet as in kube-apiserver: errors about values the update leaves
+// unchanged are dropped (schema.Structural.ValidateUpdate, and likewise
+// for rules that do not use oldSelf). Built-in kinds are checked by their
+// Go types when decoded.
 func (r *Resource) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
 	if r.custom == nil {
 		return nil
 	}
-	errs := r.custom.structural.Validate(obj)
+	var errs field.ErrorList
+	if old != nil {
+		errs = r.custom.structural.ValidateUpdate(obj, old)
+	} else {
+		errs = r.custom.structural.Validate(obj)
+	}
 	if len(errs) > 0 {
 		// Rules assume a schema-valid object, as kube-apiserver's do.
 		return errs

@@ -184,6 +184,8 @@ func (c *compiler) structural(s *apiextensionsv1.JSONSchemaProps, p *field.Path,
 		case "map":
 			n.listType = listMap
 			n.mapKeys = s.XListMapKeys
+		case "atomic":
+			n.flags |= fAtomicList
 		}
 	}
 

@@ -7,7 +7,9 @@
 // tree. For every custom object that is written the server then runs
 // Prune (drop fields the schema does not specify), Default (fill in
 // defaults) and Validate (check the object against the schema); reads run
-// Default only, and HasDefaults lets them skip even that.
+// Default only, and HasDefaults lets them skip even that. Updates call
+// ValidateUpdate instead of Validate: like kube-apiserver, it ratchets,
+// letting an update keep invalid values that it does not change.
 //
 // Objects are the generic JSON form produced by
 // sigs.k8s.io/json.UnmarshalCaseSensitivePreserveInts: map[string]any,

@@ -38,6 +38,9 @@ type validator struct {
 	// embeddedAtTop checks the value handed to the first call as an
 	// embedded resource if its schema says so; the object root never is.
 	embeddedAtTop bool
+	// rat is set by ValidateUpdate: children are then walked together
+	// with their old values (see ratchet.go). Validate leaves it nil.
+	rat *ratchet
 }
 
 func (v *validator) add(e *field.Error) { v.errs = append(v.errs, e) }
@@ -69,7 +72,15 @@ func (v *validator) value(n *node, x any) {
 	}
 	ck := n.v
 	if ck != nil && ck.junctors() {
-		v.junctors(ck, x)
+		if r := v.rat; r != nil {
+			// kube validates what allOf/anyOf/oneOf/not say without
+			// ratcheting below them: their errors belong to this node.
+			v.rat = nil
+			v.junctors(ck, x)
+			v.rat = r
+		} else {
+			v.junctors(ck, x)
+		}
 	}
 	switch k {
 	case kindString:
@@ -267,7 +278,9 @@ func formatBound(isInt bool, b float64) string {
 }
 
 func (v *validator) array(n *node, a []any) {
-	if n.items != nil {
+	if n.items != nil && v.rat != nil {
+		v.ratchetItems(n, a)
+	} else if n.items != nil {
 		for i := range a {
 			v.pushIndex(i)
 			v.value(n.items, a[i])
@@ -285,11 +298,16 @@ func (v *validator) array(n *node, a []any) {
 	if n.has(fUniqueItems) && len(duplicates(a, true)) > 0 {
 		v.add(field.Invalid(v.fieldPath(), "", msg(v.name(), "shouldn't contain duplicates")))
 	}
-	switch n.listType {
-	case listSet:
-		v.listSet(a)
-	case listMap:
-		v.listMap(n, a)
+	if n.listType != listAtomic {
+		mark := len(v.errs)
+		if n.listType == listSet {
+			v.listSet(a)
+		} else {
+			v.listMap(n, a)
+		}
+		if v.rat != nil {
+			v.rat.listErrs = v.rat.setAside(v.rat.listErrs, &v.errs, mark)
+		}
 	}
 }
 
@@ -303,6 +321,8 @@ func (v *validator) object(n *node, m map[string]any) {
 		}
 	}
 	switch {
+	case v.rat != nil:
+		v.ratchetFields(n, m)
 	case n.addl == addlSchema:
 		for k, x := range m {
 			v.push(k)
@@ -336,7 +356,11 @@ func (v *validator) object(n *node, m map[string]any) {
 		}
 	}
 	if n.has(fEmbedded) && (len(v.segs) > 0 || v.embeddedAtTop) {
+		mark := len(v.errs)
 		v.embedded(m)
+		if v.rat != nil {
+			v.rat.keep = v.rat.setAside(v.rat.keep, &v.errs, mark)
+		}
 	}
 }
 

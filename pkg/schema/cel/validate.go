@@ -18,7 +18,10 @@ import (
 // decoded from JSON: integers are int64, other numbers float64) and, for
 // updates, the old object (nil on create). Transition rules (those using
 // oldSelf) are only evaluated when the old value at that node exists, unless
-// optionalOldSelf is set, as kube does. Errors: one field.Error per failed
+// optionalOldSelf is set, as kube does. On update, failures of rules that do
+// not use oldSelf ratchet as in kube (KEP-4008): they are dropped when the
+// rule's node is unchanged from the old object (see ratchet.go); transition
+// rules never ratchet. Errors: one field.Error per failed
 // rule at the node's path (field.NewPath("spec")..., or the rule's fieldPath
 // if set; rules at the root have a nil path, as in kube), type from the
 // rule's reason, detail = message, or messageExpression's result, or kube's
@@ -46,6 +49,8 @@ type walker struct {
 	budget int64 // runtime cost left; below zero once exhausted
 	errs   field.ErrorList
 	act    activation // reused: rules are evaluated one at a time
+	// ratchet is set on update: nodes are then walked with their rstate.
+	ratchet bool
 	// steps is the path to the current node. It becomes a field.Path only
 	// for errors, so that valid objects cost no path allocations.
 	steps   []step
@@ -77,21 +82,37 @@ func (w *walker) path() *field.Path {
 }
 
 // child validates a child node one step below the current one.
-func (w *walker) child(n *node, s step, obj, old any) bool {
+func (w *walker) child(n *node, s step, obj, old any, rs rstate) bool {
 	w.steps = append(w.steps, s)
-	ok := w.node(n, obj, old)
+	ok := w.visit(n, obj, old, rs)
 	w.steps = w.steps[:len(w.steps)-1]
 	return ok
 }
 
-// node validates obj against n and below; false stops the walk.
+// node validates the object obj against the root n, old being the old
+// object on update (nil on create), which turns ratcheting on; false when
+// the walk stopped.
 func (w *walker) node(n *node, obj, old any) bool {
+	var rs rstate
+	if old != nil {
+		w.ratchet = true
+		rs = rstate{old: old, corr: true}
+	}
+	return w.visit(n, obj, old, rs)
+}
+
+// visit validates obj against n and below; false stops the walk. old is
+// obj's old value for transition rules, rs its ratcheting state.
+func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 	if obj == nil {
 		// null values are not validated, like in kube: a rule on the
 		// surrounding object can check for them
 		return true
 	}
-	if len(n.rules) > 0 && !w.rules(n, obj, old) {
+	if n.t != nil {
+		rs.t = n.t
+	}
+	if len(n.rules) > 0 && !w.rules(n, obj, old, rs) {
 		return false
 	}
 	switch o := obj.(type) {
@@ -107,7 +128,11 @@ func (w *walker) node(n *node, obj, old any) bool {
 			if p.n.needsOld && oldMap != nil {
 				ov = oldMap[p.name]
 			}
-			if !w.child(p.n, step{name: p.name}, v, ov) {
+			var crs rstate
+			if w.ratchet {
+				crs = w.fieldState(rs, p.n, p.name, true)
+			}
+			if !w.child(p.n, step{name: p.name}, v, ov, crs) {
 				return false
 			}
 		}
@@ -118,7 +143,11 @@ func (w *walker) node(n *node, obj, old any) bool {
 				if n.values.needsOld && oldMap != nil {
 					ov = oldMap[k]
 				}
-				if !w.child(n.values, step{name: k, isKey: true}, o[k], ov) {
+				var crs rstate
+				if w.ratchet {
+					crs = w.fieldState(rs, n.values, k, false)
+				}
+				if !w.child(n.values, step{name: k, isKey: true}, o[k], ov, crs) {
 					return false
 				}
 			}
@@ -128,17 +157,26 @@ func (w *walker) node(n *node, obj, old any) bool {
 			return true
 		}
 		var corr *correlator
+		var oldList []any
 		if n.items.needsOld && len(n.mapKeys) > 0 {
-			if oldList, _ := old.([]any); len(oldList) > 0 {
+			if oldList, _ = old.([]any); len(oldList) > 0 {
 				corr = &correlator{keys: n.mapKeys, unkeyed: oldList}
 			}
+		}
+		var rl ratchetList
+		if w.ratchet {
+			rl = newRatchetList(n, o, rs, corr, oldList)
 		}
 		for i, item := range o {
 			var ov any
 			if corr != nil {
 				ov = corr.get(item)
 			}
-			if !w.child(n.items, step{index: i, isIdx: true}, item, ov) {
+			var crs rstate
+			if w.ratchet {
+				crs = rl.item(i, item, ov)
+			}
+			if !w.child(n.items, step{index: i, isIdx: true}, item, ov, crs) {
 				return false
 			}
 		}
@@ -147,7 +185,7 @@ func (w *walker) node(n *node, obj, old any) bool {
 }
 
 // rules evaluates the rules of n on obj; false stops the walk.
-func (w *walker) rules(n *node, obj, old any) bool {
+func (w *walker) rules(n *node, obj, old any, rs rstate) bool {
 	if err := w.ctx.Err(); err != nil {
 		w.errs = append(w.errs, field.InternalError(w.path(), fmt.Errorf("validation rules were not evaluated: %w", err)))
 		return false
@@ -158,6 +196,7 @@ func (w *walker) rules(n *node, obj, old any) bool {
 		return false
 	}
 	var self, oldSelf ref.Val
+	same := int8(0) // whether obj is unchanged, once known: 1 yes, -1 no
 	if n.t != nil {
 		self = n.t.toVal(obj)
 		if n.usesOld && old != nil {
@@ -212,7 +251,19 @@ func (w *walker) rules(n *node, obj, old any) bool {
 		if result == types.True {
 			continue
 		}
-		if !w.fail(n, r, obj) {
+		// Like kube, ratcheting drops the failure, not the evaluation: the
+		// rule's cost counts either way.
+		drop := false
+		if w.ratchet && !r.usesOld {
+			if same == 0 {
+				same = -1
+				if rs.unchanged(obj) {
+					same = 1
+				}
+			}
+			drop = same == 1
+		}
+		if !w.fail(n, r, obj, drop) {
 			return false
 		}
 	}
@@ -235,24 +286,28 @@ func (w *walker) charge(details *cel.EvalDetails) bool {
 	return true
 }
 
-// fail reports rule r as failed on obj; false stops the walk (the message
-// expression ran out of budget).
-func (w *walker) fail(n *node, r *rule, obj any) bool {
-	p := w.path()
-	if r.fieldPath != "" {
-		p = p.Child(r.fieldPath)
-	}
+// fail reports rule r as failed on obj, unless drop says the failure
+// ratchets; false stops the walk (the message expression ran out of
+// budget). The message is evaluated even for a failure that ratchets, so
+// that it costs what it costs in kube; running out of budget there is
+// reported all the same (kube makes it a warning and silently skips the
+// remaining rules).
+func (w *walker) fail(n *node, r *rule, obj any, drop bool) bool {
 	detail := r.message
 	if r.msgProg != nil {
 		msg, ok, stop := w.message(r)
 		if stop {
-			w.errs = append(w.errs, field.Invalid(p, n.schemaType, msg))
+			w.errs = append(w.errs, field.Invalid(w.rulePath(r), n.schemaType, msg))
 			return false
 		}
 		if ok {
 			detail = msg
 		}
 	}
+	if drop {
+		return true
+	}
+	p := w.rulePath(r)
 	var value any = obj
 	if n.schemaType == "object" || n.schemaType == "array" {
 		value = field.OmitValueType{}
@@ -268,6 +323,16 @@ func (w *walker) fail(n *node, r *rule, obj any) bool {
 		w.errs = append(w.errs, field.Invalid(p, value, detail))
 	}
 	return true
+}
+
+// rulePath is where a failure of r is reported: the node, or the rule's
+// fieldPath below it.
+func (w *walker) rulePath(r *rule) *field.Path {
+	p := w.path()
+	if r.fieldPath != "" {
+		p = p.Child(r.fieldPath)
+	}
+	return p
 }
 
 // message evaluates a rule's messageExpression with the rule's activation.

@@ -1,0 +1,115 @@
+package registry
+
+import (
+	"context"
+	"testing"
+
+	sigsjson "sigs.k8s.io/json"
+)
+
+// TestValidateRatcheting: on update, Resource.Validate lets a custom object
+// keep schema and rule violations it does not touch, as kube-apiserver does
+// since CRD validation ratcheting (KEP-4008); creates and changed values are
+// checked in full, and transition rules always.
+func TestValidateRatcheting(t *testing.T) {
+	crd := decode(t, `{
+	"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+	"metadata": {"name": "widgets.example.com"},
+	"spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+		"versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+			"type": "object",
+			"properties": {"spec": {"type": "object",
+				"properties": {
+					"name": {"type": "string", "maxLength": 3},
+					"size": {"type": "integer"},
+					"gen": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "gen may not decrease"}]},
+					"color": {"type": "string"},
+					"ports": {"type": "array", "maxItems": 8, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+						"items": {"type": "object", "required": ["name"], "properties": {
+							"name": {"type": "string", "maxLength": 8},
+							"port": {"type": "integer", "maximum": 1000}}}}},
+				"x-kubernetes-validations": [{"rule": "!has(self.size) || self.size < 10", "message": "size must be below 10"}]}}}}}]}}`)
+	rs, err := FromCRD(crd)
+	if err != nil || len(rs) != 1 || rs[0].Structural() == nil {
+		t.Fatalf("FromCRD: %v %v", rs, err)
+	}
+	r := rs[0]
+	obj := func(spec string) map[string]any {
+		return decode(t, `{"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": {"name": "w", "namespace": "default", "uid": "u1", "resourceVersion": "7"}, "spec": `+spec+`}`)
+	}
+	tests := []struct {
+		name     string
+		obj, old string // specs; old "" is a create
+		want     []string
+	}{{
+		name: "create checks everything",
+		obj:  `{"name": "long", "size": 12}`,
+		want: []string{"spec.name: Too long: may not be more than 3 bytes"},
+	}, {
+		name: "create checks rules once the schema passes",
+		obj:  `{"name": "ok", "size": 12}`,
+		want: []string{"spec: Invalid value: size must be below 10"},
+	}, {
+		name: "untouched schema and rule violations ratchet",
+		obj:  `{"name": "long", "size": 12, "color": "red", "ports": [{"name": "a", "port": 5000}, {"name": "b", "port": 1}]}`,
+		old:  `{"name": "long", "size": 12, "color": "blue", "ports": [{"name": "a", "port": 5000}]}`,
+		want: []string{"spec: Invalid value: size must be below 10"}, // the rule is on spec, which changed
+	}, {
+		name: "untouched violations ratchet while the rest changes",
+		obj:  `{"name": "long", "ports": [{"name": "b", "port": 1}, {"name": "a", "port": 5000}], "color": "red"}`,
+		old:  `{"name": "long", "ports": [{"name": "a", "port": 5000}], "color": "blue"}`,
+	}, {
+		name: "a rule on an unchanged node ratchets",
+		obj:  `{"size": 12}`,
+		old:  `{"size": 12}`,
+	}, {
+		name: "changing an invalid value fails",
+		obj:  `{"name": "longer", "ports": [{"name": "a", "port": 5001}]}`,
+		old:  `{"name": "long", "ports": [{"name": "a", "port": 5000}]}`,
+		want: []string{
+			"spec.name: Too long: may not be more than 3 bytes",
+			"spec.ports[0].port: Invalid value: 5001: spec.ports[0].port in body should be less than or equal to 1000",
+		},
+	}, {
+		name: "adding an invalid list-map item fails",
+		obj:  `{"ports": [{"name": "a", "port": 5000}, {"name": "c", "port": 2000}]}`,
+		old:  `{"ports": [{"name": "a", "port": 5000}]}`,
+		want: []string{"spec.ports[1].port: Invalid value: 2000: spec.ports[1].port in body should be less than or equal to 1000"},
+	}, {
+		name: "transition rules are enforced",
+		obj:  `{"gen": 1}`,
+		old:  `{"gen": 2}`,
+		want: []string{"spec.gen: Invalid value: 1: gen may not decrease"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old map[string]any
+			if tt.old != "" {
+				old = obj(tt.old)
+			}
+			errs := r.Validate(context.Background(), obj(tt.obj), old)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("errors %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("error %d: %q, want %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts([]byte(s), &m); err != nil {
+		t.Fatalf("bad test JSON: %v", err)
+	}
+	return m
+}

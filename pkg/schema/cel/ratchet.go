@@ -1,0 +1,257 @@
+package cel
+
+// Validation ratcheting of rules, as kube-apiserver does it (KEP-4008,
+// feature CRDValidationRatcheting, on by default since 1.30, GA in 1.33).
+//
+// On update every rule is evaluated as usual, but the failure of a rule that
+// does not use oldSelf is dropped when the value the rule is attached to is
+// unchanged from the old object; transition rules never ratchet. Runtime
+// errors of a rule (no such key, overflow, cost limits) are not failures and
+// do not ratchet either.
+//
+// Nodes are matched with old values the way kube's CorrelatedObject does it
+// for ratcheting, which goes further than the matching of transition rules:
+// properties and additionalProperties entries by key, items of map lists by
+// their map keys, items of lists without a list type by index; items of sets
+// are not matched (only the set as a whole can be unchanged), nor are
+// apiVersion and kind at the root. A node that cannot be matched ratchets
+// when its nearest matched ancestor is unchanged, which for the item of a set
+// means the whole set is unchanged and otherwise never holds.
+//
+// Unchanged means equal as kube compares matched values, guided by the
+// rule's type: objects key by key, where a key the type does not declare
+// (a preserved unknown field, or ObjectMeta beyond name and generateName)
+// counts as a change; map lists item by item in any order; sets as a whole.
+// Scalars compare as JSON values (1 equals 1.0).
+//
+// The compiled tree records list types only where a rule's type describes
+// them, that is at or below a node with rules. A list with no rule at or
+// above it is taken to be a list without a list type, and lists declared
+// x-kubernetes-list-type: atomic are too (their CEL type does not tell them
+// apart); kube matches items of neither by index.
+
+// rstate is the ratcheting state of a node.
+type rstate struct {
+	old  any  // the matched old value, when corr
+	corr bool // the node is matched with an old value
+	// peq, for a node that is not matched, says whether its nearest
+	// matched ancestor is unchanged.
+	peq bool
+	t   *declType // the node's type where known
+}
+
+// unchanged reports whether obj, the node's value, is unchanged.
+func (rs *rstate) unchanged(obj any) bool {
+	if rs.corr {
+		return unchanged(rs.t, obj, rs.old)
+	}
+	return rs.peq
+}
+
+// fieldState is the state of property name (prop) or additionalProperties
+// entry of the node in state rs; n is the child's compiled node.
+func (w *walker) fieldState(rs rstate, n *node, name string, prop bool) rstate {
+	var c rstate
+	if n.t == nil && rs.t != nil { // the child's own type takes over
+		switch {
+		case prop:
+			if f := rs.t.fieldByJSON(name); f != nil {
+				c.t = f.t
+			}
+		case rs.t.kind == kindMap:
+			c.t = rs.t.elem
+		}
+	}
+	switch {
+	case !rs.corr:
+		c.peq = rs.peq
+	case prop && len(w.steps) == 0 && (name == "apiVersion" || name == "kind"):
+		// kube cannot tell old and new apiVersion and kind apart: both
+		// are converted to the version being written
+	default:
+		if m, ok := rs.old.(map[string]any); ok {
+			c.old, c.corr = m[name]
+		}
+	}
+	return c
+}
+
+// ratchetList matches the items of a list with old items.
+type ratchetList struct {
+	rs    rstate   // the list's
+	old   []any    // the old list, if the list is matched with one
+	isOld bool     // old is a list
+	set   bool     // items are not matched one by one
+	setEq bool     // for sets, the list is unchanged
+	keys  []string // map keys of a map list
+	own   correlator
+	// shared says the transition rules' correlator works on the same old
+	// list, so that its answers are reused instead of own's.
+	shared bool
+}
+
+// newRatchetList prepares the matching of the items of list, of node n in
+// state rs; transition and transitionOld are the transition rules'
+// correlator, if any, and the old list it works on.
+func newRatchetList(n *node, list []any, rs rstate, transition *correlator, transitionOld []any) ratchetList {
+	l := ratchetList{rs: rs, keys: n.mapKeys, own: correlator{keys: n.mapKeys}}
+	if !rs.corr {
+		return l
+	}
+	l.old, l.isOld = rs.old.([]any)
+	if !l.isOld {
+		return l
+	}
+	switch {
+	case len(l.keys) > 0:
+		l.own.unkeyed = l.old
+		l.shared = transition != nil && len(transitionOld) == len(l.old) && &transitionOld[0] == &l.old[0]
+	case rs.t != nil && rs.t.kind == kindList && rs.t.list == listSet:
+		l.set = true
+		l.setEq = sameJSON(list, l.old)
+	}
+	return l
+}
+
+// item returns the state of item i, x; transitionOld is what the transition
+// rules' correlator matched x with.
+func (l *ratchetList) item(i int, x, transitionOld any) rstate {
+	var c rstate
+	if t := l.rs.t; t != nil && t.kind == kindList {
+		c.t = t.elem
+	}
+	switch {
+	case !l.rs.corr:
+		c.peq = l.rs.peq
+	case !l.isOld:
+		// the old value was not a list: the list changed
+	case len(l.keys) > 0:
+		old := transitionOld
+		if !l.shared {
+			old = l.own.get(x)
+		}
+		if old != nil {
+			c.old, c.corr = old, true
+		}
+	case l.set:
+		c.peq = l.setEq
+	case i < len(l.old) && l.old[i] != nil:
+		c.old, c.corr = l.old[i], true
+	}
+	return c
+}
+
+// unchanged reports whether x equals old, where both are values of type t
+// (nil when unknown), the way kube's CorrelatedObject.CachedDeepEqual
+// compares them.
+func unchanged(t *declType, x, old any) bool {
+	if x == nil || old == nil {
+		return x == nil && old == nil
+	}
+	switch v := x.(type) {
+	case map[string]any:
+		o, ok := old.(map[string]any)
+		if !ok || len(v) != len(o) {
+			return false
+		}
+		for k, e := range v {
+			oe, ok := o[k]
+			if !ok || t == nil {
+				return false
+			}
+			var et *declType
+			switch t.kind {
+			case kindObject:
+				f := t.fieldByJSON(k)
+				if f == nil {
+					return false
+				}
+				et = f.t
+			case kindMap:
+				et = t.elem
+			default:
+				return false
+			}
+			if !unchanged(et, e, oe) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		o, ok := old.([]any)
+		if !ok || len(v) != len(o) {
+			return false
+		}
+		if t == nil || t.kind != kindList || t.list == listSet {
+			return sameJSON(v, o)
+		}
+		if t.list == listMap {
+			c := correlator{keys: t.mapKeys, unkeyed: o}
+			for _, e := range v {
+				oe := c.get(e)
+				if oe == nil || !unchanged(t.elem, e, oe) {
+					return false
+				}
+			}
+			return true
+		}
+		for i := range v {
+			if o[i] == nil {
+				return sameJSON(v, o) // kube compares the list as a whole
+			}
+			if !unchanged(t.elem, v[i], o[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return sameJSON(x, old)
+}
+
+// sameJSON compares decoded JSON values; numbers compare by value.
+func sameJSON(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !sameJSON(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return float64(x) == y
+		}
+		return false
+	case float64:
+		switch y := b.(type) {
+		case float64:
+			return x == y
+		case int64:
+			return x == float64(y)
+		}
+		return false
+	case string, bool, nil:
+		return a == b
+	}
+	return false
+}

@@ -1,0 +1,253 @@
+package cel
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// ratchetSpec has a field for each way rules ratchet.
+var ratchetSpec = spec(strings.Join([]string{
+	`"n":{"type":"integer","x-kubernetes-validations":[{"rule":"self < 10"}]}`,
+	`"name":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 3","messageExpression":"'name ' + self + ' is too long'"}]}`,
+	`"other":{"type":"string"}`,
+	`"ratio":{"type":"number","x-kubernetes-validations":[{"rule":"self < 1.0"}]}`,
+	`"items":{"type":"array","maxItems":10,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],` +
+		`"properties":{"name":{"type":"string"},"v":{"type":"integer"},"note":{"type":"string"}},"x-kubernetes-validations":[{"rule":"self.v < 100"}]}}`,
+	`"tags":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.matches('^[a-z]+$')"}]}}`,
+	`"set":{"type":"array","maxItems":10,"x-kubernetes-list-type":"set","x-kubernetes-validations":[{"rule":"size(self) < 10"}],` +
+		`"items":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 2"}]}}`,
+	`"m":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 3"}]}}`,
+	`"pair":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"string","maxLength":10}},` +
+		`"x-kubernetes-validations":[{"rule":"self.a < self.b","fieldPath":".a"},{"rule":"self.c == 'x'"}]}`,
+	`"v":{"type":"integer","x-kubernetes-validations":[{"rule":"self >= oldSelf","message":"v may not decrease"}]}`,
+	`"w":{"type":"integer","x-kubernetes-validations":[{"rule":"oldSelf < 5","message":"w was too big"}]}`,
+	`"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{"type":"integer"}},"x-kubernetes-validations":[{"rule":"self.a < 10"}]}`,
+}, ","), "")
+
+func TestValidateRatcheting(t *testing.T) {
+	v, errs := Compile(schema(t, ratchetSpec), rootPath)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	tests := []struct {
+		name     string
+		obj, old string // specs; old "" is a create
+		want     []string
+	}{{
+		name: "create is never ratcheted",
+		obj:  `{"n":12}`,
+		want: []string{"Invalid value spec.n: failed rule: self < 10"},
+	}, {
+		name: "rule at an unchanged node passes",
+		obj:  `{"n":12,"other":"changed"}`,
+		old:  `{"n":12}`,
+	}, {
+		name: "rule at a changed node fails",
+		obj:  `{"n":13}`,
+		old:  `{"n":12}`,
+		want: []string{"Invalid value spec.n: failed rule: self < 10"},
+	}, {
+		name: "rule at a new node fails",
+		obj:  `{"n":13}`,
+		old:  `{}`,
+		want: []string{"Invalid value spec.n: failed rule: self < 10"},
+	}, {
+		name: "integers and integral floats are the same value",
+		obj:  `{"ratio":2,"other":"changed"}`,
+		old:  `{"ratio":2.0}`,
+	}, {
+		name: "a ratcheted failure with a messageExpression",
+		obj:  `{"name":"long","other":"changed"}`,
+		old:  `{"name":"long"}`,
+	}, {
+		name: "an unratcheted failure with a messageExpression",
+		obj:  `{"name":"longer"}`,
+		old:  `{"name":"long"}`,
+		want: []string{"Invalid value spec.name: name longer is too long"},
+	}, {
+		name: "list-map item matched by key passes when unchanged",
+		obj:  `{"items":[{"name":"b","v":1},{"name":"a","v":200}]}`,
+		old:  `{"items":[{"name":"a","v":200}]}`,
+	}, {
+		name: "list-map item whose value changed fails",
+		obj:  `{"items":[{"name":"a","v":200,"note":"x"}]}`,
+		old:  `{"items":[{"name":"a","v":200}]}`,
+		want: []string{"Invalid value spec.items[0]: failed rule: self.v < 100"},
+	}, {
+		name: "newly added invalid list-map item fails",
+		obj:  `{"items":[{"name":"a","v":200},{"name":"c","v":300}]}`,
+		old:  `{"items":[{"name":"a","v":200}]}`,
+		want: []string{"Invalid value spec.items[1]: failed rule: self.v < 100"},
+	}, {
+		name: "items of a list without list type match by index",
+		obj:  `{"tags":["BAD","ok"]}`,
+		old:  `{"tags":["BAD"]}`,
+	}, {
+		name: "an item moved to another index is new",
+		obj:  `{"tags":["ok","BAD"]}`,
+		old:  `{"tags":["BAD"]}`,
+		want: []string{"Invalid value spec.tags[1]: failed rule: self.matches('^[a-z]+$')"},
+	}, {
+		name: "items of an unchanged set pass",
+		obj:  `{"set":["abc"],"other":"changed"}`,
+		old:  `{"set":["abc"]}`,
+	}, {
+		name: "items of a changed set do not match one by one",
+		obj:  `{"set":["abc","d"]}`,
+		old:  `{"set":["abc"]}`,
+		want: []string{"Invalid value spec.set[0]: failed rule: self.size() <= 2"},
+	}, {
+		name: "map entries match by key",
+		obj:  `{"m":{"a":"long","b":"ok"}}`,
+		old:  `{"m":{"a":"long"}}`,
+	}, {
+		name: "changed map entry fails",
+		obj:  `{"m":{"a":"longer"}}`,
+		old:  `{"m":{"a":"long"}}`,
+		want: []string{"Invalid value spec.m[a]: failed rule: self.size() <= 3"},
+	}, {
+		name: "rules of an unchanged object pass, fieldPath or not",
+		obj:  `{"pair":{"a":5,"b":1,"c":"y"},"other":"changed"}`,
+		old:  `{"pair":{"a":5,"b":1,"c":"y"}}`,
+	}, {
+		name: "rules of an object fail when any of it changes",
+		obj:  `{"pair":{"a":5,"b":1,"c":"z"}}`,
+		old:  `{"pair":{"a":5,"b":1,"c":"y"}}`,
+		want: []string{"Invalid value spec.pair.a: failed rule: self.a < self.b", "Invalid value spec.pair: failed rule: self.c == 'x'"},
+	}, {
+		name: "transition rule is enforced",
+		obj:  `{"v":2}`,
+		old:  `{"v":3}`,
+		want: []string{"Invalid value spec.v: v may not decrease"},
+	}, {
+		name: "transition rule never ratchets, even at an unchanged node",
+		obj:  `{"w":7,"other":"changed"}`,
+		old:  `{"w":7}`,
+		want: []string{"Invalid value spec.w: w was too big"},
+	}, {
+		name: "evaluation errors do not ratchet",
+		obj:  `{"pair":{"a":5,"c":"y"},"other":"changed"}`,
+		old:  `{"pair":{"a":5,"c":"y"}}`,
+		want: []string{"Invalid value spec.pair: no such key: b evaluating rule: self.a < self.b"},
+	}, {
+		name: "objects with unknown fields always count as changed, as in kube",
+		obj:  `{"free":{"a":11,"x":1}}`,
+		old:  `{"free":{"a":11,"x":1}}`,
+		want: []string{"Invalid value spec.free: failed rule: self.a < 10"},
+	}, {
+		name: "without unknown fields the same object ratchets",
+		obj:  `{"free":{"a":11},"other":"changed"}`,
+		old:  `{"free":{"a":11}}`,
+	}, {
+		name: "a value of another type is a change",
+		obj:  `{"n":12}`,
+		old:  `{"n":"12"}`,
+		want: []string{"Invalid value spec.n: failed rule: self < 10"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n","uid":"1"},"spec":`+tc.obj+`}`)
+			var old map[string]any
+			if tc.old != "" {
+				old = object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n","uid":"1"},"spec":`+tc.old+`}`)
+			}
+			matchErrors(t, v.Validate(context.Background(), obj, old), tc.want)
+			if old != nil && len(tc.want) == 0 && len(v.Validate(context.Background(), obj, nil)) == 0 {
+				t.Errorf("test case is valid without ratcheting")
+			}
+		})
+	}
+}
+
+// TestRatchetingRoot: the object root holds metadata, which rules see only
+// as name and generateName; anything else in it makes the root count as
+// changed, as kube's schema-guided comparison does.
+func TestRatchetingRoot(t *testing.T) {
+	v, errs := Compile(schema(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"n":{"type":"integer"}}}},`+
+		`"x-kubernetes-validations":[{"rule":"self.spec.n < 10"}]}`), rootPath)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, tc := range []struct {
+		obj  string
+		want []string
+	}{
+		{`{"metadata":{"name":"a","uid":"1"},"spec":{"n":12}}`, []string{"Invalid value <nil>: failed rule: self.spec.n < 10"}},
+		{`{"metadata":{"name":"a"},"spec":{"n":12}}`, nil},
+		{`{"spec":{"n":12}}`, nil},
+	} {
+		matchErrors(t, v.Validate(context.Background(), object(t, tc.obj), object(t, tc.obj)), tc.want)
+	}
+}
+
+// TestRatchetingListTypeUnknown: a list with no rule at or above it has no
+// recorded list type and its items match by index, which is kube's rule for
+// lists without x-kubernetes-list-type.
+func TestRatchetingListTypeUnknown(t *testing.T) {
+	v, errs := Compile(schema(t, spec(`"l":{"type":"array","maxItems":10,"items":{"type":"object","properties":{"n":{"type":"integer"}},`+
+		`"x-kubernetes-validations":[{"rule":"self.n < 10"}]}}`, "")), rootPath)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	obj := object(t, `{"spec":{"l":[{"n":12},{"n":1},{"n":13}]}}`)
+	old := object(t, `{"spec":{"l":[{"n":12},{"n":2}]}}`)
+	matchErrors(t, v.Validate(context.Background(), obj, old), []string{"Invalid value spec.l[2]: failed rule: self.n < 10"})
+}
+
+// TestRatchetingLongMapList: the transition rules' correlator is shared
+// with ratcheting, and many unchanged items all ratchet.
+func TestRatchetingLongMapList(t *testing.T) {
+	v, errs := Compile(schema(t, spec(`"l":{"type":"array","maxItems":100,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k","j"],`+
+		`"items":{"type":"object","required":["k","j"],"properties":{"k":{"type":"string","maxLength":10},"j":{"type":"integer"},"n":{"type":"integer"}},`+
+		`"x-kubernetes-validations":[{"rule":"self.n < 10"},{"rule":"self.n >= oldSelf.n","message":"n may not decrease"}]}}`, "")), rootPath)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var items, reversed []string
+	for i := 0; i < 50; i++ {
+		items = append(items, fmt.Sprintf(`{"k":"k%d","j":%d,"n":%d}`, i, i, 10+i))
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		reversed = append(reversed, items[i])
+	}
+	reversed[0] = `{"k":"k49","j":49,"n":58}`
+	obj := object(t, `{"spec":{"l":[`+strings.Join(reversed, ",")+`,{"k":"new","j":0,"n":1}]}}`)
+	old := object(t, `{"spec":{"l":[`+strings.Join(items, ",")+`]}}`)
+	matchErrors(t, v.Validate(context.Background(), obj, old), []string{
+		"Invalid value spec.l[0]: failed rule: self.n < 10",
+		"Invalid value spec.l[0]: n may not decrease",
+	})
+}
+
+func TestUnchanged(t *testing.T) {
+	var b typeBuilder
+	ty := b.build(schema(t, `{"type":"object","properties":{`+
+		`"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},`+
+		`"list":{"type":"array","items":{"type":"string"}},`+
+		`"ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","properties":{"k":{"type":"string"},"v":{"type":"number"}}}},`+
+		`"m":{"type":"object","additionalProperties":{"type":"integer"}},`+
+		`"x-y":{"type":"string"}}}`), false, "t")
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{}`, `{}`, true},
+		{`{"set":["a","b"]}`, `{"set":["a","b"]}`, true},
+		{`{"set":["a","b"]}`, `{"set":["b","a"]}`, false}, // kube compares sets in order
+		{`{"list":["a","b"]}`, `{"list":["b","a"]}`, false},
+		{`{"ml":[{"k":"a","v":1},{"k":"b"}]}`, `{"ml":[{"k":"b"},{"k":"a","v":1.0}]}`, true},
+		{`{"ml":[{"k":"a","v":1},{"k":"b"}]}`, `{"ml":[{"k":"b"},{"k":"c","v":1}]}`, false},
+		{`{"m":{"a":1,"b":2}}`, `{"m":{"b":2,"a":1}}`, true},
+		{`{"m":{"a":1}}`, `{"m":{"b":1}}`, false},
+		{`{"x-y":"a"}`, `{"x-y":"a"}`, true},
+		{`{"unknown":"a"}`, `{"unknown":"a"}`, false},
+		{`{"list":null}`, `{"list":null}`, true},
+		{`{"list":null}`, `{"list":[]}`, false},
+	} {
+		if got := unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
+			t.Errorf("unchanged(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
