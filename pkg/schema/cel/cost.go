@@ -69,6 +69,9 @@ func (e *estimator) size(n checker.AstNode) checker.SizeEstimate {
 }
 
 func (e *estimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	if est := e.libraryCallCost(function, overloadID, args); est != nil {
+		return est
+	}
 	switch function {
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if target == nil {
@@ -202,6 +205,9 @@ func (runtimeCost) CallCost(function, overloadID string, args []ref.Val, result 
 		c := uint64(math.Ceil(v))
 		return &c
 	}
+	if c, ok := libraryRuntimeCost(function, overloadID, args); ok {
+		return &c
+	}
 	switch function {
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if len(args) > 0 {
@@ -291,4 +297,164 @@ func saturatingMul(a, b uint64) uint64 {
 		return math.MaxUint64
 	}
 	return a * b
+}
+
+// The costs of kube's quantity, URL, IP, CIDR, format and semver libraries
+// (lib_*.go), by kube's formulas: parsing a string costs a traversal of it,
+// accessors and comparisons of parsed values cost 1.
+
+// libraryCallCost is the estimate of a call to one of these libraries, or
+// nil for other functions. args excludes the target of a method call.
+func (e *estimator) libraryCallCost(function, overloadID string, args []checker.AstNode) *checker.CallEstimate {
+	fixed := func(c uint64) *checker.CallEstimate {
+		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: c, Max: c}}
+	}
+	traversal := func(factor float64) *checker.CallEstimate {
+		if len(args) == 0 {
+			return nil
+		}
+		return &checker.CallEstimate{CostEstimate: e.size(args[0]).MultiplyByCostFactor(factor)}
+	}
+	// comparing two addresses of 4 to 16 bytes
+	ipBytes := checker.SizeEstimate{Min: 4, Max: 16}
+	ipCompare := ipBytes.Add(ipBytes).MultiplyByCostFactor(stringTraversalCostFactor)
+	switch function {
+	case "url":
+		if len(args) == 1 {
+			sz := e.size(args[0])
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(stringTraversalCostFactor), ResultSize: &sz}
+		}
+	case "quantity", "isQuantity", "semver", "isSemver", "cidr", "isIP", "isCIDR":
+		return traversal(stringTraversalCostFactor)
+	case "ip":
+		if overloadID == "cidr_ip" {
+			return fixed(1)
+		}
+		return traversal(stringTraversalCostFactor)
+	case "ip.isCanonical":
+		// parsing, then comparing with the canonical form
+		return traversal(2 * stringTraversalCostFactor)
+	case "containsIP":
+		if len(args) >= 1 {
+			c := ipCompare
+			if overloadID == "cidr_contains_ip_string" {
+				c = c.Add(e.size(args[0]).MultiplyByCostFactor(stringTraversalCostFactor))
+			}
+			return &checker.CallEstimate{CostEstimate: c}
+		}
+	case "containsCIDR":
+		if len(args) >= 1 {
+			// masking the prefix is another pass over the address
+			c := ipCompare.Add(ipBytes.MultiplyByCostFactor(stringTraversalCostFactor)).Add(checker.CostEstimate{Min: 1, Max: 1})
+			if overloadID == "cidr_contains_cidr_string" {
+				c = c.Add(e.size(args[0]).MultiplyByCostFactor(stringTraversalCostFactor))
+			}
+			return &checker.CallEstimate{CostEstimate: c}
+		}
+	case "validate":
+		// a regular expression of maxNameFormatRegexSize over the string
+		if len(args) >= 1 {
+			c := e.size(args[0]).MultiplyByCostFactor(stringTraversalCostFactor).
+				MultiplyByCostFactor(maxNameFormatRegexSize * regexStringLengthCostFactor)
+			return &checker.CallEstimate{CostEstimate: c}
+		}
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+		"isLinkLocalUnicast", "isGlobalUnicast", "format.named",
+		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo",
+		"add", "sub", "major", "minor", "patch",
+		"getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
+		return fixed(1)
+	case "_==_":
+		if len(args) != 2 {
+			return nil
+		}
+		lhs, rhs := args[0].Type(), args[1].Type()
+		if lhs.Equal(rhs) != types.True {
+			return nil
+		}
+		switch libraryType(lhs) {
+		case ipType, cidrType, quantityType, semverType:
+			return fixed(1)
+		case formatType:
+			return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: maxFormatSize}.MultiplyByCostFactor(stringTraversalCostFactor)}
+		case urlType:
+			// kube takes the size of the right operand for both
+			sz := checker.SizeEstimate{Min: 1, Max: 1}
+			if rsz := args[1].ComputedSize(); rsz != nil {
+				sz = *rsz
+			}
+			return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: sz.Max}.MultiplyByCostFactor(stringTraversalCostFactor)}
+		}
+	}
+	return nil
+}
+
+// libraryType returns the library type t is, or nil.
+func libraryType(t *types.Type) *types.Type {
+	for _, lt := range []*types.Type{ipType, cidrType, quantityType, semverType, formatType, urlType} {
+		if t.Kind() == lt.Kind() && t.TypeName() == lt.TypeName() {
+			return lt
+		}
+	}
+	return nil
+}
+
+// libraryRuntimeCost is the actual cost of a call to one of these
+// libraries; false for other functions.
+func libraryRuntimeCost(function, overloadID string, args []ref.Val) (uint64, bool) {
+	traversal := func(v ref.Val, factor float64) uint64 {
+		return uint64(math.Ceil(float64(actualSize(v)) * factor))
+	}
+	switch function {
+	case "url", "quantity", "isQuantity", "semver", "isSemver", "cidr", "isIP", "isCIDR":
+		if len(args) >= 1 {
+			return traversal(args[0], stringTraversalCostFactor), true
+		}
+	case "ip":
+		if overloadID == "cidr_ip" {
+			return 1, true
+		}
+		if len(args) >= 1 {
+			return traversal(args[0], stringTraversalCostFactor), true
+		}
+	case "ip.isCanonical":
+		if len(args) >= 1 {
+			return traversal(args[0], 2*stringTraversalCostFactor), true
+		}
+	case "containsIP", "containsCIDR":
+		if len(args) >= 2 {
+			// the CIDR's size is its prefix length in bytes
+			prefix := actualSize(args[0])
+			c := uint64(math.Ceil(float64(2*prefix) * stringTraversalCostFactor))
+			if function == "containsCIDR" {
+				c += uint64(math.Ceil(float64(prefix)*stringTraversalCostFactor)) + 1
+			}
+			if overloadID == "cidr_contains_ip_string" || overloadID == "cidr_contains_cidr_string" {
+				c += traversal(args[1], stringTraversalCostFactor)
+			}
+			return c, true
+		}
+	case "validate":
+		if len(args) >= 2 {
+			if f, ok := args[0].(formatVal); ok {
+				strCost := uint64(math.Ceil((1.0 + float64(actualSize(args[1]))) * stringTraversalCostFactor))
+				regexCost := uint64(math.Ceil(float64(f.f.maxRegexSize) * regexStringLengthCostFactor))
+				return strCost * regexCost, true
+			}
+		}
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+		"isLinkLocalUnicast", "isGlobalUnicast", "format.named",
+		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo",
+		"add", "sub", "major", "minor", "patch",
+		"getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
+		return 1, true
+	case "_==_":
+		if len(args) == 2 {
+			switch args[0].(type) {
+			case ipVal, cidrVal, quantityVal, semverVal, formatVal, urlVal:
+				return 1, true
+			}
+		}
+	}
+	return 0, false
 }

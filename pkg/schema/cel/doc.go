@@ -18,10 +18,13 @@
 // object, so the evaluation path avoids converting the object up front: values
 // are wrapped lazily and converted to CEL only where a rule reads them.
 //
-// Where this differs from kube: of kube's own CEL libraries only the list
-// functions (isSorted, sum, min, max, indexOf, lastIndexOf) and the regex
-// functions (find, findAll) exist; url, quantity, ip, cidr, format and semver
-// do not, and rules using them fail to compile. Validation ratcheting (errors
-// of unchanged values reported as warnings) is not done: every failed rule
-// is an error. A messageExpression sees the same oldSelf as its rule.
+// Kube's own CEL libraries for CRD rules are here: lists (isSorted, sum,
+// min, max, indexOf, lastIndexOf), regex (find, findAll), quantity, url, ip,
+// cidr, format and semver, costed as kube costs them. Where this differs
+// from kube: quantity mul/div and the image and authz libraries are left
+// out; quantities whose power of ten exceeds 1000 are refused, since kube's
+// parser can spend minutes on them; semver and format are available to every
+// rule whatever version introduced them. Rules whose self is unchanged from
+// the old object ratchet (ratchet.go); a messageExpression sees the same
+// oldSelf as its rule.
 package cel

@@ -46,6 +46,12 @@ func base() (*cel.Env, error) {
 			ext.Lists(ext.ListsVersion(3)),
 			listsLibrary(),
 			regexLibrary(),
+			urlLibrary(),
+			quantityLibrary(),
+			ipLibrary(),
+			cidrLibrary(),
+			formatLibrary(),
+			semverLibrary(),
 		)
 	})
 	return baseEnv, baseErr

@@ -1,0 +1,308 @@
+package cel
+
+import (
+	"fmt"
+	"net/netip"
+	"reflect"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+)
+
+// kube's IP and CIDR libraries (k8s.io/apiserver/pkg/cel/library, in kube
+// since 1.30):
+//
+//	ip('10.0.0.1'), isIP(s), ip.isCanonical(s), string(ip)
+//	i.family()                                4 or 6
+//	i.isUnspecified(), i.isLoopback(), i.isLinkLocalMulticast(),
+//	i.isLinkLocalUnicast(), i.isGlobalUnicast()
+//	cidr('10.0.0.0/8'), isCIDR(s), string(cidr)
+//	c.containsIP(ip or string), c.containsCIDR(cidr or string)
+//	c.ip(), c.masked(), c.prefixLength()
+//
+// Addresses parse with net/netip as in kube: no zones (fe80::1%eth0) and no
+// IPv4-mapped IPv6 (::ffff:1.2.3.4); leading zeros in IPv4 are refused.
+var (
+	ipType   = cel.OpaqueType("net.IP")
+	cidrType = cel.OpaqueType("net.CIDR")
+)
+
+func ipLibrary() cel.EnvOption {
+	ipPredicate := func(name, id string, f func(netip.Addr) bool) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{ipType}, cel.BoolType,
+			cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				v, ok := arg.(ipVal)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return types.Bool(f(v.a))
+			})))
+	}
+	return cel.Lib(library{
+		cel.Types(ipType),
+		cel.Function("ip", cel.Overload("string_to_ip",
+			[]*cel.Type{cel.StringType}, ipType, cel.UnaryBinding(stringToIP))),
+		cel.Function("isIP", cel.Overload("is_ip",
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				_, err := parseIP(string(s))
+				return types.Bool(err == nil)
+			}))),
+		cel.Function("ip.isCanonical", cel.Overload("ip_is_canonical",
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				a, err := parseIP(string(s))
+				if err != nil {
+					return types.NewErrFromString(err.Error())
+				}
+				// netip writes addresses in their canonical form (RFC 5952)
+				return types.Bool(a.String() == string(s))
+			}))),
+		cel.Function("string", cel.Overload("ip_to_string",
+			[]*cel.Type{ipType}, cel.StringType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				v, ok := arg.(ipVal)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				return types.String(v.a.String())
+			}))),
+		cel.Function("family", cel.MemberOverload("ip_family",
+			[]*cel.Type{ipType}, cel.IntType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				v, ok := arg.(ipVal)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				if v.a.Is4() {
+					return types.Int(4)
+				}
+				return types.Int(6)
+			}))),
+		ipPredicate("isUnspecified", "ip_is_unspecified", netip.Addr.IsUnspecified),
+		ipPredicate("isLoopback", "ip_is_loopback", netip.Addr.IsLoopback),
+		ipPredicate("isLinkLocalMulticast", "ip_is_link_local_multicast", netip.Addr.IsLinkLocalMulticast),
+		ipPredicate("isLinkLocalUnicast", "ip_is_link_local_unicast", netip.Addr.IsLinkLocalUnicast),
+		ipPredicate("isGlobalUnicast", "ip_is_global_unicast", netip.Addr.IsGlobalUnicast),
+	})
+}
+
+func cidrLibrary() cel.EnvOption {
+	return cel.Lib(library{
+		cel.Types(cidrType),
+		cel.Function("cidr", cel.Overload("string_to_cidr",
+			[]*cel.Type{cel.StringType}, cidrType, cel.UnaryBinding(stringToCIDR))),
+		cel.Function("isCIDR", cel.Overload("is_cidr",
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
+				s, ok := arg.(types.String)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(arg)
+				}
+				_, err := parseCIDR(string(s))
+				return types.Bool(err == nil)
+			}))),
+		cel.Function("string", cel.Overload("cidr_to_string",
+			[]*cel.Type{cidrType}, cel.StringType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
+				return types.String(p.String())
+			})))),
+		cel.Function("containsIP",
+			cel.MemberOverload("cidr_contains_ip_string", []*cel.Type{cidrType, cel.StringType}, cel.BoolType,
+				cel.BinaryBinding(func(c, s ref.Val) ref.Val { return cidrContainsIP(c, stringToIP(s)) })),
+			cel.MemberOverload("cidr_contains_ip_ip", []*cel.Type{cidrType, ipType}, cel.BoolType,
+				cel.BinaryBinding(cidrContainsIP))),
+		cel.Function("containsCIDR",
+			cel.MemberOverload("cidr_contains_cidr_string", []*cel.Type{cidrType, cel.StringType}, cel.BoolType,
+				cel.BinaryBinding(func(c, s ref.Val) ref.Val { return cidrContainsCIDR(c, stringToCIDR(s)) })),
+			cel.MemberOverload("cidr_contains_cidr", []*cel.Type{cidrType, cidrType}, cel.BoolType,
+				cel.BinaryBinding(cidrContainsCIDR))),
+		cel.Function("ip", cel.MemberOverload("cidr_ip",
+			[]*cel.Type{cidrType}, ipType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
+				return ipVal{a: p.Addr()}
+			})))),
+		cel.Function("prefixLength", cel.MemberOverload("cidr_prefix_length",
+			[]*cel.Type{cidrType}, cel.IntType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
+				return types.Int(p.Bits())
+			})))),
+		cel.Function("masked", cel.MemberOverload("cidr_masked",
+			[]*cel.Type{cidrType}, cidrType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
+				return cidrVal{p: p.Masked()}
+			})))),
+	})
+}
+
+// parseIP parses an address as kube does, with kube's messages.
+func parseIP(s string) (netip.Addr, error) {
+	a, err := netip.ParseAddr(s)
+	switch {
+	case err != nil:
+		return netip.Addr{}, fmt.Errorf("IP Address %q parse error during conversion from string: %v", s, err)
+	case a.Zone() != "":
+		return netip.Addr{}, fmt.Errorf("IP address %q with zone value is not allowed", s)
+	case a.Is4In6():
+		return netip.Addr{}, fmt.Errorf("IPv4-mapped IPv6 address %q is not allowed", s)
+	}
+	return a, nil
+}
+
+// parseCIDR parses a prefix as kube does, with kube's messages. A prefix
+// may have host bits set (10.0.0.1/8): c.ip() returns them, c.masked()
+// clears them.
+func parseCIDR(s string) (netip.Prefix, error) {
+	p, err := netip.ParsePrefix(s)
+	switch {
+	case err != nil:
+		return netip.Prefix{}, fmt.Errorf("network address parse error during conversion from string: %v", err)
+	case p.Addr().Is4In6():
+		return netip.Prefix{}, fmt.Errorf("IPv4-mapped IPv6 address %q is not allowed", s)
+	}
+	return p, nil
+}
+
+func stringToIP(arg ref.Val) ref.Val {
+	s, ok := arg.(types.String)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(arg)
+	}
+	a, err := parseIP(string(s))
+	if err != nil {
+		return types.NewErrFromString(err.Error())
+	}
+	return ipVal{a: a}
+}
+
+func stringToCIDR(arg ref.Val) ref.Val {
+	s, ok := arg.(types.String)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(arg)
+	}
+	p, err := parseCIDR(string(s))
+	if err != nil {
+		// kube says it twice
+		return types.NewErr("network address parse error during conversion from string: %v", err)
+	}
+	return cidrVal{p: p}
+}
+
+func cidrUnary(f func(netip.Prefix) ref.Val) func(ref.Val) ref.Val {
+	return func(arg ref.Val) ref.Val {
+		v, ok := arg.(cidrVal)
+		if !ok {
+			return types.MaybeNoSuchOverloadErr(arg)
+		}
+		return f(v.p)
+	}
+}
+
+// cidrContainsIP and cidrContainsCIDR pass on the error of a string that
+// did not parse.
+func cidrContainsIP(c, i ref.Val) ref.Val {
+	cv, ok := c.(cidrVal)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(c)
+	}
+	iv, ok := i.(ipVal)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(i)
+	}
+	return types.Bool(cv.p.Contains(iv.a))
+}
+
+func cidrContainsCIDR(c, o ref.Val) ref.Val {
+	cv, ok := c.(cidrVal)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(c)
+	}
+	ov, ok := o.(cidrVal)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(o)
+	}
+	return types.Bool(cv.p.Overlaps(ov.p) && cv.p.Bits() <= ov.p.Bits())
+}
+
+// ipVal is an IP address in CEL.
+type ipVal struct {
+	a netip.Addr
+}
+
+func (v ipVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
+	if reflect.TypeOf(v.a).AssignableTo(typeDesc) {
+		return v.a, nil
+	}
+	if reflect.TypeOf("").AssignableTo(typeDesc) {
+		return v.a.String(), nil
+	}
+	return nil, fmt.Errorf("type conversion error from 'IP' to '%v'", typeDesc)
+}
+
+func (v ipVal) ConvertToType(typeVal ref.Type) ref.Val {
+	switch typeVal {
+	case ipType:
+		return v
+	case types.TypeType:
+		return ipType
+	case types.StringType:
+		return types.String(v.a.String())
+	}
+	return types.NewErr("type conversion error from '%s' to '%s'", ipType, typeVal)
+}
+
+func (v ipVal) Equal(other ref.Val) ref.Val {
+	o, ok := other.(ipVal)
+	if !ok {
+		return types.ValOrErr(other, "no such overload")
+	}
+	return types.Bool(v.a == o.a)
+}
+
+func (v ipVal) Type() ref.Type { return ipType }
+func (v ipVal) Value() any     { return v.a }
+
+// Size is the address's length in bytes, which kube's runtime costs use.
+func (v ipVal) Size() ref.Val { return types.Int((v.a.BitLen() + 7) / 8) }
+
+// cidrVal is a network prefix in CEL.
+type cidrVal struct {
+	p netip.Prefix
+}
+
+func (v cidrVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
+	if reflect.TypeOf(v.p).AssignableTo(typeDesc) {
+		return v.p, nil
+	}
+	if reflect.TypeOf("").AssignableTo(typeDesc) {
+		return v.p.String(), nil
+	}
+	return nil, fmt.Errorf("type conversion error from 'CIDR' to '%v'", typeDesc)
+}
+
+func (v cidrVal) ConvertToType(typeVal ref.Type) ref.Val {
+	switch typeVal {
+	case cidrType:
+		return v
+	case types.TypeType:
+		return cidrType
+	case types.StringType:
+		return types.String(v.p.String())
+	}
+	return types.NewErr("type conversion error from '%s' to '%s'", cidrType, typeVal)
+}
+
+func (v cidrVal) Equal(other ref.Val) ref.Val {
+	o, ok := other.(cidrVal)
+	if !ok {
+		return types.ValOrErr(other, "no such overload")
+	}
+	return types.Bool(v.p == o.p)
+}
+
+func (v cidrVal) Type() ref.Type { return cidrType }
+func (v cidrVal) Value() any     { return v.p }
+
+// Size is the prefix length in bytes (rounded up), which kube's runtime
+// costs use.
+func (v cidrVal) Size() ref.Val { return types.Int((v.p.Bits() + 7) / 8) }
