@@ -4,8 +4,10 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -93,7 +95,7 @@ func assembleV2(f format, gvs []*groupVersion) ([][]byte, error) {
 		}
 	}
 	defs := make([]*fragment, 0, len(seen))
-	for _, name := range sortedKeys(seen) {
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
 		defs = append(defs, &seen[name].fragment)
 	}
 	paths := make([]*fragment, len(gvs))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -254,14 +253,4 @@ func yamlSafe(b []byte) []byte {
 		b = b[n:]
 	}
 	return out
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

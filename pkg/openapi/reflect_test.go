@@ -1,7 +1,9 @@
 package openapi
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -234,7 +236,7 @@ func TestForTypeFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := sortedKeys(defs[root].Properties)
+	got := slices.Sorted(maps.Keys(defs[root].Properties))
 	want := []string{"apiVersion", "bytes", "counts", "every", "kind", "memory", "port", "ratio", "raw"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("properties = %q, want %q (inlined TypeMeta, no json:\"-\" field)", got, want)

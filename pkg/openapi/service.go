@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -125,7 +126,7 @@ func definitionsOf(rs []Resource) []defKey {
 		add(scaleDefs())
 	}
 	keys := make([]defKey, 0, len(byName))
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		keys = append(keys, byName[name])
 	}
 	return keys
@@ -154,7 +155,7 @@ func (s *Service) snapshot() ([]*groupVersion, uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gvs := make([]*groupVersion, 0, len(s.gvs))
-	for _, key := range sortedKeys(s.gvs) {
+	for _, key := range slices.Sorted(maps.Keys(s.gvs)) {
 		gvs = append(gvs, s.gvs[key])
 	}
 	return gvs, s.gen

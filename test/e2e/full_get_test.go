@@ -1,13 +1,9 @@
 package e2e_test
 
 import (
-	"encoding/json"
-	"reflect"
 	"regexp"
 	"slices"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 )
 
 // fullDescribe is step 9: kubectl describe of a Widget and a ConfigMap.
@@ -77,17 +73,7 @@ func fullGet(t *testing.T, e *fullEnv) {
 				t.Errorf("-o json %s = %q, want %q", path, got, want)
 			}
 		}
-		asJSON, err := yaml.YAMLToJSON([]byte(e.ok(t, "get", ref, "-o", "yaml")))
-		if err != nil {
-			t.Fatalf("-o yaml: %v", err)
-		}
-		var fromYAML map[string]any
-		if err := json.Unmarshal(asJSON, &fromYAML); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(fromYAML, obj) {
-			t.Errorf("-o yaml differs from -o json:\n yaml %v\n json %v", fromYAML, obj)
-		}
+		e.k.yamlMatches(t, obj, e.nsArgs([]string{"get", ref})...)
 		if got := e.ok(t, "get", ref, "-o", "jsonpath={.spec.replicas}"); got != "2" {
 			t.Errorf("-o jsonpath={.spec.replicas}: %q, want 2", got)
 		}

@@ -10,11 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -127,6 +130,23 @@ func (k *kubectl) getJSON(t *testing.T, args ...string) map[string]any {
 		t.Fatalf("kubectl get %v -o json: %v\n%s", args, err, out)
 	}
 	return obj
+}
+
+// yamlMatches checks that kubectl's -o yaml of args shows obj, the
+// same command's -o json.
+func (k *kubectl) yamlMatches(t *testing.T, obj map[string]any, args ...string) {
+	t.Helper()
+	asJSON, err := yaml.YAMLToJSON([]byte(k.ok(t, append(args, "-o", "yaml")...)))
+	if err != nil {
+		t.Fatalf("-o yaml: %v", err)
+	}
+	var fromYAML map[string]any
+	if err := json.Unmarshal(asJSON, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromYAML, obj) {
+		t.Errorf("-o yaml differs from -o json:\n yaml %v\n json %v", fromYAML, obj)
+	}
 }
 
 // createFile writes manifest to a file and runs `kubectl create -f` on it.
