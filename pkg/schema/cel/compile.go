@@ -2,7 +2,9 @@ package cel
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -158,7 +160,7 @@ func (c *compiler) node(s *apiextensionsv1.JSONSchemaProps, path *field.Path, t 
 	if uncorrelatable == nil && s.XMapType != nil && *s.XMapType != "granular" && *s.XMapType != "atomic" {
 		childUncorrelatable = path
 	}
-	for _, name := range sortedKeys(s.Properties) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		ps := s.Properties[name]
 		var ft *declType
 		celName, ok := escapeName(name)

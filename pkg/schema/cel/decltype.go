@@ -2,6 +2,8 @@ package cel
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/google/cel-go/common/types"
@@ -187,7 +189,7 @@ func (b *typeBuilder) object(s *apiextensionsv1.JSONSchemaProps, name string) *d
 	// an object is at least {} plus, for each required property without a
 	// default (defaults are filled in by the server), "name":value and a comma
 	minSize := int64(2)
-	props := sortedKeys(s.Properties)
+	props := slices.Sorted(maps.Keys(s.Properties))
 	t.fields = make([]declField, 0, len(props))
 	for _, p := range props {
 		ps := s.Properties[p]
@@ -294,13 +296,4 @@ func withTypeAndObjectMeta(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.
 		Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "generateName": str},
 	}
 	return &out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

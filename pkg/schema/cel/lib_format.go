@@ -1,9 +1,10 @@
 package cel
 
 import (
-	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
+	"slices"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -123,7 +124,7 @@ func formatLibrary() cel.EnvOption {
 				return types.OptionalOf(formatVal{f})
 			}))),
 	}
-	for _, name := range sortedKeys(namedFormats) {
+	for _, name := range slices.Sorted(maps.Keys(namedFormats)) {
 		v := formatVal{namedFormats[name]}
 		fn := "format." + name
 		opts = append(opts, cel.Function(fn, cel.Overload(fn, nil, formatType,
@@ -148,31 +149,26 @@ func formatValidate(f, s ref.Val) ref.Val {
 	return types.OptionalOf(types.NewStringList(types.DefaultTypeAdapter, errs))
 }
 
-// formatVal is a named format in CEL.
+// formatVal is a named format in CEL. It is not a libVal because the cost
+// estimator reads its format's regex size through f.
 type formatVal struct {
 	f *namedFormat
 }
 
+// formatKind has no Go value or string form for a format, as kube's has
+// none.
+var formatKind = &valueKind[*namedFormat]{typ: formatType, name: "Format"}
+
 func (v formatVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	return nil, fmt.Errorf("type conversion error from 'Format' to '%v'", typeDesc)
+	return formatKind.convertToNative(v.f, typeDesc)
 }
 
 func (v formatVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case formatType:
-		return v
-	case types.TypeType:
-		return formatType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", formatType, typeVal)
+	return formatKind.convertToType(v, v.f, typeVal)
 }
 
 func (v formatVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(formatVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(other)
-	}
-	return types.Bool(v.f.name == o.f.name)
+	return equalAs(v, other, func(a, b formatVal) bool { return a.f.name == b.f.name })
 }
 
 func (v formatVal) Type() ref.Type { return formatType }

@@ -3,7 +3,6 @@ package cel
 import (
 	"fmt"
 	"net/netip"
-	"reflect"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -36,7 +35,7 @@ func ipLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				return types.Bool(f(v.a))
+				return types.Bool(f(v.v))
 			})))
 	}
 	return cel.Lib(library{
@@ -71,7 +70,7 @@ func ipLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				return types.String(v.a.String())
+				return types.String(v.v.String())
 			}))),
 		cel.Function("family", cel.MemberOverload("ip_family",
 			[]*cel.Type{ipType}, cel.IntType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
@@ -79,7 +78,7 @@ func ipLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				if v.a.Is4() {
+				if v.v.Is4() {
 					return types.Int(4)
 				}
 				return types.Int(6)
@@ -122,7 +121,7 @@ func cidrLibrary() cel.EnvOption {
 				cel.BinaryBinding(cidrContainsCIDR))),
 		cel.Function("ip", cel.MemberOverload("cidr_ip",
 			[]*cel.Type{cidrType}, ipType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return ipVal{a: p.Addr()}
+				return ipKind.sizedOf(p.Addr())
 			})))),
 		cel.Function("prefixLength", cel.MemberOverload("cidr_prefix_length",
 			[]*cel.Type{cidrType}, cel.IntType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
@@ -130,7 +129,7 @@ func cidrLibrary() cel.EnvOption {
 			})))),
 		cel.Function("masked", cel.MemberOverload("cidr_masked",
 			[]*cel.Type{cidrType}, cidrType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return cidrVal{p: p.Masked()}
+				return cidrKind.sizedOf(p.Masked())
 			})))),
 	})
 }
@@ -172,7 +171,7 @@ func stringToIP(arg ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErrFromString(err.Error())
 	}
-	return ipVal{a: a}
+	return ipKind.sizedOf(a)
 }
 
 func stringToCIDR(arg ref.Val) ref.Val {
@@ -185,7 +184,7 @@ func stringToCIDR(arg ref.Val) ref.Val {
 		// kube says it twice
 		return types.NewErr("network address parse error during conversion from string: %v", err)
 	}
-	return cidrVal{p: p}
+	return cidrKind.sizedOf(p)
 }
 
 func cidrUnary(f func(netip.Prefix) ref.Val) func(ref.Val) ref.Val {
@@ -194,7 +193,7 @@ func cidrUnary(f func(netip.Prefix) ref.Val) func(ref.Val) ref.Val {
 		if !ok {
 			return types.MaybeNoSuchOverloadErr(arg)
 		}
-		return f(v.p)
+		return f(v.v)
 	}
 }
 
@@ -209,7 +208,7 @@ func cidrContainsIP(c, i ref.Val) ref.Val {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(i)
 	}
-	return types.Bool(cv.p.Contains(iv.a))
+	return types.Bool(cv.v.Contains(iv.v))
 }
 
 func cidrContainsCIDR(c, o ref.Val) ref.Val {
@@ -221,88 +220,33 @@ func cidrContainsCIDR(c, o ref.Val) ref.Val {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(o)
 	}
-	return types.Bool(cv.p.Overlaps(ov.p) && cv.p.Bits() <= ov.p.Bits())
+	return types.Bool(cv.v.Overlaps(ov.v) && cv.v.Bits() <= ov.v.Bits())
 }
 
-// ipVal is an IP address in CEL.
-type ipVal struct {
-	a netip.Addr
+// ipVal is an IP address in CEL, and cidrVal a network prefix. Their sizes
+// (the address's length and the prefix length, in bytes, rounded up) are
+// what kube's runtime costs use.
+type (
+	ipVal   = sizedVal[netip.Addr]
+	cidrVal = sizedVal[netip.Prefix]
+)
+
+var ipKind = &valueKind[netip.Addr]{
+	typ:           ipType,
+	name:          "IP",
+	native:        func(a netip.Addr) any { return a },
+	str:           netip.Addr.String,
+	castsToString: true,
+	equal:         func(a, b netip.Addr) bool { return a == b },
+	size:          func(a netip.Addr) int { return (a.BitLen() + 7) / 8 },
 }
 
-func (v ipVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	if reflect.TypeOf(v.a).AssignableTo(typeDesc) {
-		return v.a, nil
-	}
-	if reflect.TypeOf("").AssignableTo(typeDesc) {
-		return v.a.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'IP' to '%v'", typeDesc)
+var cidrKind = &valueKind[netip.Prefix]{
+	typ:           cidrType,
+	name:          "CIDR",
+	native:        func(p netip.Prefix) any { return p },
+	str:           netip.Prefix.String,
+	castsToString: true,
+	equal:         func(a, b netip.Prefix) bool { return a == b },
+	size:          func(p netip.Prefix) int { return (p.Bits() + 7) / 8 },
 }
-
-func (v ipVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case ipType:
-		return v
-	case types.TypeType:
-		return ipType
-	case types.StringType:
-		return types.String(v.a.String())
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", ipType, typeVal)
-}
-
-func (v ipVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(ipVal)
-	if !ok {
-		return types.ValOrErr(other, "no such overload")
-	}
-	return types.Bool(v.a == o.a)
-}
-
-func (v ipVal) Type() ref.Type { return ipType }
-func (v ipVal) Value() any     { return v.a }
-
-// Size is the address's length in bytes, which kube's runtime costs use.
-func (v ipVal) Size() ref.Val { return types.Int((v.a.BitLen() + 7) / 8) }
-
-// cidrVal is a network prefix in CEL.
-type cidrVal struct {
-	p netip.Prefix
-}
-
-func (v cidrVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	if reflect.TypeOf(v.p).AssignableTo(typeDesc) {
-		return v.p, nil
-	}
-	if reflect.TypeOf("").AssignableTo(typeDesc) {
-		return v.p.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'CIDR' to '%v'", typeDesc)
-}
-
-func (v cidrVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case cidrType:
-		return v
-	case types.TypeType:
-		return cidrType
-	case types.StringType:
-		return types.String(v.p.String())
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", cidrType, typeVal)
-}
-
-func (v cidrVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(cidrVal)
-	if !ok {
-		return types.ValOrErr(other, "no such overload")
-	}
-	return types.Bool(v.p == o.p)
-}
-
-func (v cidrVal) Type() ref.Type { return cidrType }
-func (v cidrVal) Value() any     { return v.p }
-
-// Size is the prefix length in bytes (rounded up), which kube's runtime
-// costs use.
-func (v cidrVal) Size() ref.Val { return types.Int((v.p.Bits() + 7) / 8) }

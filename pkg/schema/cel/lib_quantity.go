@@ -3,7 +3,6 @@ package cel
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 
 	"github.com/google/cel-go/cel"
@@ -75,42 +74,16 @@ func quantityLibrary() cel.EnvOption {
 // modified: resource.Quantity's methods convert their receiver in place
 // (Cmp, AsDec) or share its inf.Dec with copies (Add, Sub), so operations
 // work on copies.
-type quantityVal struct {
-	q *resource.Quantity
-}
+type quantityVal = libVal[*resource.Quantity]
 
-func (v quantityVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	if reflect.TypeOf(v.q).AssignableTo(typeDesc) {
-		c := v.q.DeepCopy()
-		return &c, nil
-	}
-	if reflect.TypeOf("").AssignableTo(typeDesc) {
-		c := v.q.DeepCopy()
-		return c.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'Quantity' to '%v'", typeDesc)
+var quantityKind = &valueKind[*resource.Quantity]{
+	typ:    quantityType,
+	name:   "Quantity",
+	native: func(q *resource.Quantity) any { c := q.DeepCopy(); return &c },
+	// String caches the string in its receiver: let it write to a copy
+	str:   func(q *resource.Quantity) string { c := q.DeepCopy(); return c.String() },
+	equal: func(a, b *resource.Quantity) bool { return cmpQuantity(a, b) == 0 },
 }
-
-func (v quantityVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case quantityType:
-		return v
-	case types.TypeType:
-		return quantityType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", quantityType, typeVal)
-}
-
-func (v quantityVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(quantityVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(other)
-	}
-	return types.Bool(cmpQuantity(v.q, o.q) == 0)
-}
-
-func (v quantityVal) Type() ref.Type { return quantityType }
-func (v quantityVal) Value() any     { return v.q }
 
 // cmpQuantity compares without touching either quantity.
 func cmpQuantity(a, b *resource.Quantity) int {
@@ -127,7 +100,7 @@ func stringToQuantity(arg ref.Val) ref.Val {
 	if err != nil {
 		return types.WrapErr(err)
 	}
-	return quantityVal{q: &q}
+	return quantityKind.of(&q)
 }
 
 func isQuantity(arg ref.Val) ref.Val {
@@ -145,7 +118,7 @@ func quantityUnary(f func(*resource.Quantity) ref.Val) func(ref.Val) ref.Val {
 		if !ok {
 			return types.MaybeNoSuchOverloadErr(arg)
 		}
-		return f(v.q)
+		return f(v.v)
 	}
 }
 
@@ -159,7 +132,7 @@ func quantityCompare(result func(int) ref.Val) func(ref.Val, ref.Val) ref.Val {
 		if !ok {
 			return types.MaybeNoSuchOverloadErr(rhs)
 		}
-		return result(cmpQuantity(a.q, b.q))
+		return result(cmpQuantity(a.v, b.v))
 	}
 }
 
@@ -173,19 +146,19 @@ func quantityArith(sub bool) func(ref.Val, ref.Val) ref.Val {
 		var y resource.Quantity
 		switch b := rhs.(type) {
 		case quantityVal:
-			y = *b.q // Add and Sub convert their argument, but only this copy of it
+			y = *b.v // Add and Sub convert their argument, but only this copy of it
 		case types.Int:
 			y = *resource.NewQuantity(int64(b), resource.DecimalExponent)
 		default:
 			return types.MaybeNoSuchOverloadErr(rhs)
 		}
-		r := a.q.DeepCopy()
+		r := a.v.DeepCopy()
 		if sub {
 			r.Sub(y)
 		} else {
 			r.Add(y)
 		}
-		return quantityVal{q: &r}
+		return quantityKind.of(&r)
 	}
 }
 

@@ -331,7 +331,7 @@ func FuzzLibraries(f *testing.F) {
 		// operations leave their operands alone
 		if q, err := parseQuantity(s); err == nil {
 			before := q.DeepCopy()
-			qv := quantityVal{q: &q}
+			qv := quantityKind.of(&q)
 			quantityArith(false)(qv, qv)
 			quantityArith(true)(qv, types.Int(1))
 			quantityCompare(func(int) ref.Val { return types.True })(qv, qv)

@@ -5,7 +5,6 @@ package cel
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -42,8 +41,8 @@ func semverLibrary() cel.EnvOption {
 				return types.Int(get(v.v)) // above 2^63-1 wraps around, as in kube
 			})))
 	}
-	compare := func(name, id string, result func(int) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{s, s}, cel.BoolType,
+	compare := func(name, id string, resultType *cel.Type, result func(int) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{s, s}, resultType,
 			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
 				a, ok := lhs.(semverVal)
 				if !ok {
@@ -70,20 +69,9 @@ func semverLibrary() cel.EnvOption {
 		field("major", func(v semver) uint64 { return v.major }),
 		field("minor", func(v semver) uint64 { return v.minor }),
 		field("patch", func(v semver) uint64 { return v.patch }),
-		compare("isGreaterThan", "semver_is_greater_than", func(c int) ref.Val { return types.Bool(c > 0) }),
-		compare("isLessThan", "semver_is_less_than", func(c int) ref.Val { return types.Bool(c < 0) }),
-		cel.Function("compareTo", cel.MemberOverload("semver_compare_to", []*cel.Type{s, s}, cel.IntType,
-			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
-				a, ok := lhs.(semverVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(lhs)
-				}
-				b, ok := rhs.(semverVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(rhs)
-				}
-				return types.Int(a.v.compare(b.v))
-			}))),
+		compare("isGreaterThan", "semver_is_greater_than", cel.BoolType, func(c int) ref.Val { return types.Bool(c > 0) }),
+		compare("isLessThan", "semver_is_less_than", cel.BoolType, func(c int) ref.Val { return types.Bool(c < 0) }),
+		compare("compareTo", "semver_compare_to", cel.IntType, func(c int) ref.Val { return types.Int(c) }),
 	})
 }
 
@@ -108,7 +96,7 @@ func stringToSemver(arg, normalize ref.Val) ref.Val {
 	if err != nil {
 		return types.WrapErr(err)
 	}
-	return semverVal{v: v}
+	return semverKind.of(v)
 }
 
 func isSemver(arg, normalize ref.Val) ref.Val {
@@ -343,35 +331,13 @@ func (v semver) String() string {
 	return b.String()
 }
 
-// semverVal is a version in CEL.
-type semverVal struct {
-	v semver
-}
+// semverVal is a version in CEL. As in kube, its only Go value is the
+// string.
+type semverVal = libVal[semver]
 
-func (v semverVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	if reflect.TypeOf("").AssignableTo(typeDesc) {
-		return v.v.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'Semver' to '%v'", typeDesc)
+var semverKind = &valueKind[semver]{
+	typ:   semverType,
+	name:  "Semver",
+	str:   semver.String,
+	equal: func(a, b semver) bool { return a.compare(b) == 0 },
 }
-
-func (v semverVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case semverType:
-		return v
-	case types.TypeType:
-		return semverType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", semverType, typeVal)
-}
-
-func (v semverVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(semverVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(other)
-	}
-	return types.Bool(v.v.compare(o.v) == 0)
-}
-
-func (v semverVal) Type() ref.Type { return semverType }
-func (v semverVal) Value() any     { return v.v }

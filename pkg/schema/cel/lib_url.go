@@ -1,9 +1,7 @@
 package cel
 
 import (
-	"fmt"
 	"net/url"
-	"reflect"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -32,7 +30,7 @@ func urlLibrary() cel.EnvOption {
 				if !ok {
 					return types.MaybeNoSuchOverloadErr(arg)
 				}
-				return types.String(get(v.u))
+				return types.String(get(v.v))
 			})))
 	}
 	return cel.Lib(library{
@@ -52,41 +50,15 @@ func urlLibrary() cel.EnvOption {
 }
 
 // urlVal is a URL in CEL; the URL is never modified.
-type urlVal struct {
-	u *url.URL
-}
+type urlVal = libVal[*url.URL]
 
-func (v urlVal) ConvertToNative(typeDesc reflect.Type) (any, error) {
-	if reflect.TypeOf(v.u).AssignableTo(typeDesc) {
-		c := *v.u
-		return &c, nil
-	}
-	if reflect.TypeOf("").AssignableTo(typeDesc) {
-		return v.u.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'URL' to '%v'", typeDesc)
+var urlKind = &valueKind[*url.URL]{
+	typ:    urlType,
+	name:   "URL",
+	native: func(u *url.URL) any { c := *u; return &c },
+	str:    (*url.URL).String,
+	equal:  func(a, b *url.URL) bool { return a.String() == b.String() },
 }
-
-func (v urlVal) ConvertToType(typeVal ref.Type) ref.Val {
-	switch typeVal {
-	case urlType:
-		return v
-	case types.TypeType:
-		return urlType
-	}
-	return types.NewErr("type conversion error from '%s' to '%s'", urlType, typeVal)
-}
-
-func (v urlVal) Equal(other ref.Val) ref.Val {
-	o, ok := other.(urlVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(other)
-	}
-	return types.Bool(v.u.String() == o.u.String())
-}
-
-func (v urlVal) Type() ref.Type { return urlType }
-func (v urlVal) Value() any     { return v.u }
 
 func stringToURL(arg ref.Val) ref.Val {
 	s, ok := arg.(types.String)
@@ -102,7 +74,7 @@ func stringToURL(arg ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErr("URL parse error during conversion from string: %v", err)
 	}
-	return urlVal{u: u}
+	return urlKind.of(u)
 }
 
 func isURL(arg ref.Val) ref.Val {
@@ -127,7 +99,7 @@ func urlQuery(arg ref.Val) ref.Val {
 		return types.MaybeNoSuchOverloadErr(arg)
 	}
 	m := map[string]any{}
-	for k, vs := range v.u.Query() {
+	for k, vs := range v.v.Query() {
 		l := make([]any, len(vs))
 		for i, s := range vs {
 			l[i] = s

@@ -3,7 +3,9 @@ package cel
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/cel-go/cel"
@@ -137,7 +139,7 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 			}
 		}
 		if n.values != nil {
-			keys := sortedKeys(o) // errors come out in a stable order
+			keys := slices.Sorted(maps.Keys(o)) // errors come out in a stable order
 			for _, k := range keys {
 				var ov any
 				if n.values.needsOld && oldMap != nil {

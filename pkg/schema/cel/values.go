@@ -3,7 +3,9 @@ package cel
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -235,7 +237,7 @@ func (m *mapVal) Type() ref.Type               { return types.MapType }
 func (m *mapVal) Value() any                   { return m.m }
 
 func (m *mapVal) Iterator() traits.Iterator {
-	return &keyIterator{keys: sortedKeys(m.m)}
+	return &keyIterator{keys: slices.Sorted(maps.Keys(m.m))}
 }
 
 func (m *mapVal) Equal(other ref.Val) ref.Val {
