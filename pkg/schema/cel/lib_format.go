@@ -112,17 +112,13 @@ func formatLibrary() cel.EnvOption {
 			cel.BinaryBinding(formatValidate))),
 		cel.Function("format.named", cel.Overload("format-named",
 			[]*cel.Type{cel.StringType}, cel.OptionalType(formatType),
-			cel.UnaryBinding(func(name ref.Val) ref.Val {
-				s, ok := name.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(name)
-				}
-				f, ok := namedFormats[string(s)]
+			cel.UnaryBinding(unary(func(name types.String) ref.Val {
+				f, ok := namedFormats[string(name)]
 				if !ok {
 					return types.OptionalNone
 				}
 				return types.OptionalOf(formatVal{f})
-			}))),
+			})))),
 	}
 	for _, name := range slices.Sorted(maps.Keys(namedFormats)) {
 		v := formatVal{namedFormats[name]}
@@ -133,21 +129,13 @@ func formatLibrary() cel.EnvOption {
 	return cel.Lib(opts)
 }
 
-func formatValidate(f, s ref.Val) ref.Val {
-	fv, ok := f.(formatVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(f)
-	}
-	str, ok := s.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(s)
-	}
-	errs := fv.f.validate(string(str))
+var formatValidate = binary(func(f formatVal, s types.String) ref.Val {
+	errs := f.f.validate(string(s))
 	if len(errs) == 0 {
 		return types.OptionalNone
 	}
 	return types.OptionalOf(types.NewStringList(types.DefaultTypeAdapter, errs))
-}
+})
 
 // formatVal is a named format in CEL. It is not a libVal because the cost
 // estimator reads its format's regex size through f.

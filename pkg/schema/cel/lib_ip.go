@@ -30,59 +30,34 @@ var (
 func ipLibrary() cel.EnvOption {
 	ipPredicate := func(name, id string, f func(netip.Addr) bool) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{ipType}, cel.BoolType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(ipVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				return types.Bool(f(v.v))
-			})))
+			cel.UnaryBinding(unary(func(v ipVal) ref.Val { return types.Bool(f(v.v)) }))))
 	}
 	return cel.Lib(library{
 		cel.Types(ipType),
 		cel.Function("ip", cel.Overload("string_to_ip",
 			[]*cel.Type{cel.StringType}, ipType, cel.UnaryBinding(stringToIP))),
 		cel.Function("isIP", cel.Overload("is_ip",
-			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				_, err := parseIP(string(s))
-				return types.Bool(err == nil)
-			}))),
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(parses(parseIP)))),
 		cel.Function("ip.isCanonical", cel.Overload("ip_is_canonical",
-			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(unary(func(s types.String) ref.Val {
 				a, err := parseIP(string(s))
 				if err != nil {
 					return types.NewErrFromString(err.Error())
 				}
 				// netip writes addresses in their canonical form (RFC 5952)
 				return types.Bool(a.String() == string(s))
-			}))),
+			})))),
 		cel.Function("string", cel.Overload("ip_to_string",
-			[]*cel.Type{ipType}, cel.StringType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(ipVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
+			[]*cel.Type{ipType}, cel.StringType, cel.UnaryBinding(unary(func(v ipVal) ref.Val {
 				return types.String(v.v.String())
-			}))),
+			})))),
 		cel.Function("family", cel.MemberOverload("ip_family",
-			[]*cel.Type{ipType}, cel.IntType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(ipVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
+			[]*cel.Type{ipType}, cel.IntType, cel.UnaryBinding(unary(func(v ipVal) ref.Val {
 				if v.v.Is4() {
 					return types.Int(4)
 				}
 				return types.Int(6)
-			}))),
+			})))),
 		ipPredicate("isUnspecified", "ip_is_unspecified", netip.Addr.IsUnspecified),
 		ipPredicate("isLoopback", "ip_is_loopback", netip.Addr.IsLoopback),
 		ipPredicate("isLinkLocalMulticast", "ip_is_link_local_multicast", netip.Addr.IsLinkLocalMulticast),
@@ -97,17 +72,10 @@ func cidrLibrary() cel.EnvOption {
 		cel.Function("cidr", cel.Overload("string_to_cidr",
 			[]*cel.Type{cel.StringType}, cidrType, cel.UnaryBinding(stringToCIDR))),
 		cel.Function("isCIDR", cel.Overload("is_cidr",
-			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				s, ok := arg.(types.String)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				_, err := parseCIDR(string(s))
-				return types.Bool(err == nil)
-			}))),
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(parses(parseCIDR)))),
 		cel.Function("string", cel.Overload("cidr_to_string",
-			[]*cel.Type{cidrType}, cel.StringType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return types.String(p.String())
+			[]*cel.Type{cidrType}, cel.StringType, cel.UnaryBinding(unary(func(c cidrVal) ref.Val {
+				return types.String(c.v.String())
 			})))),
 		cel.Function("containsIP",
 			cel.MemberOverload("cidr_contains_ip_string", []*cel.Type{cidrType, cel.StringType}, cel.BoolType,
@@ -120,16 +88,16 @@ func cidrLibrary() cel.EnvOption {
 			cel.MemberOverload("cidr_contains_cidr", []*cel.Type{cidrType, cidrType}, cel.BoolType,
 				cel.BinaryBinding(cidrContainsCIDR))),
 		cel.Function("ip", cel.MemberOverload("cidr_ip",
-			[]*cel.Type{cidrType}, ipType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return ipKind.sizedOf(p.Addr())
+			[]*cel.Type{cidrType}, ipType, cel.UnaryBinding(unary(func(c cidrVal) ref.Val {
+				return ipKind.sizedOf(c.v.Addr())
 			})))),
 		cel.Function("prefixLength", cel.MemberOverload("cidr_prefix_length",
-			[]*cel.Type{cidrType}, cel.IntType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return types.Int(p.Bits())
+			[]*cel.Type{cidrType}, cel.IntType, cel.UnaryBinding(unary(func(c cidrVal) ref.Val {
+				return types.Int(c.v.Bits())
 			})))),
 		cel.Function("masked", cel.MemberOverload("cidr_masked",
-			[]*cel.Type{cidrType}, cidrType, cel.UnaryBinding(cidrUnary(func(p netip.Prefix) ref.Val {
-				return cidrKind.sizedOf(p.Masked())
+			[]*cel.Type{cidrType}, cidrType, cel.UnaryBinding(unary(func(c cidrVal) ref.Val {
+				return cidrKind.sizedOf(c.v.Masked())
 			})))),
 	})
 }
@@ -162,66 +130,32 @@ func parseCIDR(s string) (netip.Prefix, error) {
 	return p, nil
 }
 
-func stringToIP(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
+var stringToIP = unary(func(s types.String) ref.Val {
 	a, err := parseIP(string(s))
 	if err != nil {
 		return types.NewErrFromString(err.Error())
 	}
 	return ipKind.sizedOf(a)
-}
+})
 
-func stringToCIDR(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
+var stringToCIDR = unary(func(s types.String) ref.Val {
 	p, err := parseCIDR(string(s))
 	if err != nil {
 		// kube says it twice
 		return types.NewErr("network address parse error during conversion from string: %v", err)
 	}
 	return cidrKind.sizedOf(p)
-}
-
-func cidrUnary(f func(netip.Prefix) ref.Val) func(ref.Val) ref.Val {
-	return func(arg ref.Val) ref.Val {
-		v, ok := arg.(cidrVal)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(arg)
-		}
-		return f(v.v)
-	}
-}
+})
 
 // cidrContainsIP and cidrContainsCIDR pass on the error of a string that
 // did not parse.
-func cidrContainsIP(c, i ref.Val) ref.Val {
-	cv, ok := c.(cidrVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(c)
-	}
-	iv, ok := i.(ipVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(i)
-	}
-	return types.Bool(cv.v.Contains(iv.v))
-}
+var cidrContainsIP = binary(func(c cidrVal, i ipVal) ref.Val {
+	return types.Bool(c.v.Contains(i.v))
+})
 
-func cidrContainsCIDR(c, o ref.Val) ref.Val {
-	cv, ok := c.(cidrVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(c)
-	}
-	ov, ok := o.(cidrVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(o)
-	}
-	return types.Bool(cv.v.Overlaps(ov.v) && cv.v.Bits() <= ov.v.Bits())
-}
+var cidrContainsCIDR = binary(func(c, o cidrVal) ref.Val {
+	return types.Bool(c.v.Overlaps(o.v) && c.v.Bits() <= o.v.Bits())
+})
 
 // ipVal is an IP address in CEL, and cidrVal a network prefix. Their sizes
 // (the address's length and the prefix length, in bytes, rounded up) are

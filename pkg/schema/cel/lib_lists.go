@@ -2,6 +2,7 @@ package cel
 
 import (
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -48,11 +49,7 @@ func listsLibrary() cel.EnvOption {
 	})
 }
 
-func isSorted(v ref.Val) ref.Val {
-	it, ok := v.(traits.Iterable)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(v)
-	}
+var isSorted = unary(func(it traits.Iterable) ref.Val {
 	var prev traits.Comparer
 	for i := it.Iterator(); i.HasNext() == types.True; {
 		next := i.Next()
@@ -66,14 +63,10 @@ func isSorted(v ref.Val) ref.Val {
 		prev = c
 	}
 	return types.True
-}
+})
 
-func sum(zero ref.Val) func(ref.Val) ref.Val {
-	return func(v ref.Val) ref.Val {
-		it, ok := v.(traits.Iterable)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(v)
-		}
+func sum(zero ref.Val) functions.UnaryOp {
+	return unary(func(it traits.Iterable) ref.Val {
 		acc := zero
 		for i := it.Iterator(); i.HasNext() == types.True; {
 			a, ok := acc.(traits.Adder)
@@ -86,17 +79,13 @@ func sum(zero ref.Val) func(ref.Val) ref.Val {
 			}
 		}
 		return acc
-	}
+	})
 }
 
 // extreme returns min (prefer when the current result compares as 1) or max
 // (prefer when it compares as -1).
-func extreme(name string, prefer ref.Val) func(ref.Val) ref.Val {
-	return func(v ref.Val) ref.Val {
-		it, ok := v.(traits.Iterable)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(v)
-		}
+func extreme(name string, prefer ref.Val) functions.UnaryOp {
+	return unary(func(it traits.Iterable) ref.Val {
 		var result traits.Comparer
 		for i := it.Iterator(); i.HasNext() == types.True; {
 			next := i.Next()
@@ -112,14 +101,10 @@ func extreme(name string, prefer ref.Val) func(ref.Val) ref.Val {
 			return types.NewErr("%s called on empty list", name)
 		}
 		return result.(ref.Val)
-	}
+	})
 }
 
-func indexOf(list, item ref.Val) ref.Val {
-	l, ok := list.(traits.Lister)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(list)
-	}
+var indexOf = binary(func(l traits.Lister, item ref.Val) ref.Val {
 	n, _ := l.Size().(types.Int)
 	for i := types.Int(0); i < n; i++ {
 		if l.Get(i).Equal(item) == types.True {
@@ -127,13 +112,9 @@ func indexOf(list, item ref.Val) ref.Val {
 		}
 	}
 	return types.Int(-1)
-}
+})
 
-func lastIndexOf(list, item ref.Val) ref.Val {
-	l, ok := list.(traits.Lister)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(list)
-	}
+var lastIndexOf = binary(func(l traits.Lister, item ref.Val) ref.Val {
 	n, _ := l.Size().(types.Int)
 	for i := n - 1; i >= 0; i-- {
 		if l.Get(i).Equal(item) == types.True {
@@ -141,4 +122,4 @@ func lastIndexOf(list, item ref.Val) ref.Val {
 		}
 	}
 	return types.Int(-1)
-}
+})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -33,27 +34,27 @@ func quantityLibrary() cel.EnvOption {
 		cel.Function("quantity", cel.Overload("string_to_quantity",
 			[]*cel.Type{cel.StringType}, q, cel.UnaryBinding(stringToQuantity))),
 		cel.Function("isQuantity", cel.Overload("is_quantity_string",
-			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(isQuantity))),
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(parses(parseQuantity)))),
 		cel.Function("sign", cel.Overload("quantity_sign",
-			[]*cel.Type{q}, cel.IntType, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val {
-				return types.Int(x.Sign())
+			[]*cel.Type{q}, cel.IntType, cel.UnaryBinding(unary(func(x quantityVal) ref.Val {
+				return types.Int(x.v.Sign())
 			})))),
 		cel.Function("isInteger", cel.MemberOverload("quantity_is_integer",
-			[]*cel.Type{q}, cel.BoolType, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val {
-				_, ok := x.AsInt64()
+			[]*cel.Type{q}, cel.BoolType, cel.UnaryBinding(unary(func(x quantityVal) ref.Val {
+				_, ok := x.v.AsInt64()
 				return types.Bool(ok)
 			})))),
 		cel.Function("asInteger", cel.MemberOverload("quantity_get_int",
-			[]*cel.Type{q}, cel.IntType, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val {
-				i, ok := x.AsInt64()
+			[]*cel.Type{q}, cel.IntType, cel.UnaryBinding(unary(func(x quantityVal) ref.Val {
+				i, ok := x.v.AsInt64()
 				if !ok {
 					return types.WrapErr(errors.New("cannot convert value to integer"))
 				}
 				return types.Int(i)
 			})))),
 		cel.Function("asApproximateFloat", cel.MemberOverload("quantity_get_float",
-			[]*cel.Type{q}, cel.DoubleType, cel.UnaryBinding(quantityUnary(func(x *resource.Quantity) ref.Val {
-				return types.Double(x.AsApproximateFloat64())
+			[]*cel.Type{q}, cel.DoubleType, cel.UnaryBinding(unary(func(x quantityVal) ref.Val {
+				return types.Double(x.v.AsApproximateFloat64())
 			})))),
 		cel.Function("isGreaterThan", cel.MemberOverload("quantity_is_greater_than",
 			[]*cel.Type{q, q}, cel.BoolType, cel.BinaryBinding(quantityCompare(func(c int) ref.Val { return types.Bool(c > 0) })))),
@@ -91,58 +92,21 @@ func cmpQuantity(a, b *resource.Quantity) int {
 	return c.Cmp(*b)
 }
 
-func stringToQuantity(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
+var stringToQuantity = unary(func(s types.String) ref.Val {
 	q, err := parseQuantity(string(s))
 	if err != nil {
 		return types.WrapErr(err)
 	}
 	return quantityKind.of(&q)
-}
+})
 
-func isQuantity(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
-	_, err := parseQuantity(string(s))
-	return types.Bool(err == nil)
-}
-
-func quantityUnary(f func(*resource.Quantity) ref.Val) func(ref.Val) ref.Val {
-	return func(arg ref.Val) ref.Val {
-		v, ok := arg.(quantityVal)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(arg)
-		}
-		return f(v.v)
-	}
-}
-
-func quantityCompare(result func(int) ref.Val) func(ref.Val, ref.Val) ref.Val {
-	return func(lhs, rhs ref.Val) ref.Val {
-		a, ok := lhs.(quantityVal)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(lhs)
-		}
-		b, ok := rhs.(quantityVal)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(rhs)
-		}
-		return result(cmpQuantity(a.v, b.v))
-	}
+func quantityCompare(result func(int) ref.Val) functions.BinaryOp {
+	return binary(func(a, b quantityVal) ref.Val { return result(cmpQuantity(a.v, b.v)) })
 }
 
 // quantityArith adds (or subtracts) a quantity or an int to a quantity.
-func quantityArith(sub bool) func(ref.Val, ref.Val) ref.Val {
-	return func(lhs, rhs ref.Val) ref.Val {
-		a, ok := lhs.(quantityVal)
-		if !ok {
-			return types.MaybeNoSuchOverloadErr(lhs)
-		}
+func quantityArith(sub bool) functions.BinaryOp {
+	return binary(func(a quantityVal, rhs ref.Val) ref.Val {
 		var y resource.Quantity
 		switch b := rhs.(type) {
 		case quantityVal:
@@ -159,7 +123,7 @@ func quantityArith(sub bool) func(ref.Val, ref.Val) ref.Val {
 			r.Add(y)
 		}
 		return quantityKind.of(&r)
-	}
+	})
 }
 
 // maxQuantityExponent bounds the power of ten of a non-zero quantity.

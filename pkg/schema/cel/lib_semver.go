@@ -33,27 +33,13 @@ func semverLibrary() cel.EnvOption {
 	s := semverType
 	field := func(name string, get func(semver) uint64) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload("semver_"+name, []*cel.Type{s}, cel.IntType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(semverVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
+			cel.UnaryBinding(unary(func(v semverVal) ref.Val {
 				return types.Int(get(v.v)) // above 2^63-1 wraps around, as in kube
-			})))
+			}))))
 	}
 	compare := func(name, id string, resultType *cel.Type, result func(int) ref.Val) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{s, s}, resultType,
-			cel.BinaryBinding(func(lhs, rhs ref.Val) ref.Val {
-				a, ok := lhs.(semverVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(lhs)
-				}
-				b, ok := rhs.(semverVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(rhs)
-				}
-				return result(a.v.compare(b.v))
-			})))
+			cel.BinaryBinding(binary(func(a, b semverVal) ref.Val { return result(a.v.compare(b.v)) }))))
 	}
 	return cel.Lib(library{
 		cel.Function("semver",
@@ -75,38 +61,18 @@ func semverLibrary() cel.EnvOption {
 	})
 }
 
-func semverArgs(arg, normalize ref.Val) (string, bool, ref.Val) {
-	s, ok := arg.(types.String)
-	if !ok {
-		return "", false, types.MaybeNoSuchOverloadErr(arg)
-	}
-	n, ok := normalize.(types.Bool)
-	if !ok {
-		return "", false, types.MaybeNoSuchOverloadErr(normalize)
-	}
-	return string(s), bool(n), nil
-}
-
-func stringToSemver(arg, normalize ref.Val) ref.Val {
-	s, n, errVal := semverArgs(arg, normalize)
-	if errVal != nil {
-		return errVal
-	}
-	v, err := parseSemverMaybeNormalized(s, n)
+var stringToSemver = binary(func(s types.String, normalize types.Bool) ref.Val {
+	v, err := parseSemverMaybeNormalized(string(s), bool(normalize))
 	if err != nil {
 		return types.WrapErr(err)
 	}
 	return semverKind.of(v)
-}
+})
 
-func isSemver(arg, normalize ref.Val) ref.Val {
-	s, n, errVal := semverArgs(arg, normalize)
-	if errVal != nil {
-		return errVal
-	}
-	_, err := parseSemverMaybeNormalized(s, n)
+var isSemver = binary(func(s types.String, normalize types.Bool) ref.Val {
+	_, err := parseSemverMaybeNormalized(string(s), bool(normalize))
 	return types.Bool(err == nil)
-}
+})
 
 func parseSemverMaybeNormalized(s string, normalize bool) (semver, error) {
 	if normalize {

@@ -25,19 +25,13 @@ func urlLibrary() cel.EnvOption {
 	u := urlType
 	accessor := func(name, id string, get func(*url.URL) string) cel.EnvOption {
 		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{u}, cel.StringType,
-			cel.UnaryBinding(func(arg ref.Val) ref.Val {
-				v, ok := arg.(urlVal)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(arg)
-				}
-				return types.String(get(v.v))
-			})))
+			cel.UnaryBinding(unary(func(v urlVal) ref.Val { return types.String(get(v.v)) }))))
 	}
 	return cel.Lib(library{
 		cel.Function("url", cel.Overload("string_to_url",
 			[]*cel.Type{cel.StringType}, u, cel.UnaryBinding(stringToURL))),
 		cel.Function("isURL", cel.Overload("is_url_string",
-			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(isURL))),
+			[]*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(parses(url.ParseRequestURI)))),
 		accessor("getScheme", "url_get_scheme", func(u *url.URL) string { return u.Scheme }),
 		accessor("getHost", "url_get_host", func(u *url.URL) string { return u.Host }),
 		accessor("getHostname", "url_get_hostname", (*url.URL).Hostname),
@@ -60,11 +54,7 @@ var urlKind = &valueKind[*url.URL]{
 	equal:  func(a, b *url.URL) bool { return a.String() == b.String() },
 }
 
-func stringToURL(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
+var stringToURL = unary(func(s types.String) ref.Val {
 	// ParseRequestURI decides what is a URL; it would keep a fragment as part
 	// of the path or query, so Parse builds the value.
 	if _, err := url.ParseRequestURI(string(s)); err != nil {
@@ -75,16 +65,7 @@ func stringToURL(arg ref.Val) ref.Val {
 		return types.NewErr("URL parse error during conversion from string: %v", err)
 	}
 	return urlKind.of(u)
-}
-
-func isURL(arg ref.Val) ref.Val {
-	s, ok := arg.(types.String)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
-	_, err := url.ParseRequestURI(string(s))
-	return types.Bool(err == nil)
-}
+})
 
 // queryType is the declType of getQuery's result, so that it is a map like
 // the maps of objects: its keys iterate in order, which kube's (a Go map)
@@ -93,11 +74,7 @@ var queryType = &declType{kind: kindMap, cel: cel.MapType(cel.StringType, cel.Li
 	elem: &declType{kind: kindList, cel: cel.ListType(cel.StringType),
 		elem: &declType{kind: kindString, cel: cel.StringType}}}
 
-func urlQuery(arg ref.Val) ref.Val {
-	v, ok := arg.(urlVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(arg)
-	}
+var urlQuery = unary(func(v urlVal) ref.Val {
 	m := map[string]any{}
 	for k, vs := range v.v.Query() {
 		l := make([]any, len(vs))
@@ -107,4 +84,4 @@ func urlQuery(arg ref.Val) ref.Val {
 		m[k] = l
 	}
 	return &mapVal{t: queryType, m: m}
-}
+})
