@@ -30,15 +30,11 @@ func (t *declType) toVal(v any) ref.Val {
 	}
 	switch t.kind {
 	case kindIntOrString:
-		switch x := v.(type) {
-		case string:
+		if x, ok := v.(string); ok {
 			return types.String(x)
-		case int64:
-			return types.Int(x)
-		case int:
-			return types.Int(x)
-		case int32:
-			return types.Int(x)
+		}
+		if n, ok := asInt(v); ok {
+			return types.Int(n)
 		}
 		return types.NewErr("invalid data, expected XIntOrString value to be either a string or integer")
 	case kindBool:
@@ -47,13 +43,8 @@ func (t *declType) toVal(v any) ref.Val {
 		}
 		return types.NewErr("invalid data, expected bool, got %T", v)
 	case kindInt:
-		switch x := v.(type) {
-		case int64:
-			return types.Int(x)
-		case int:
-			return types.Int(x)
-		case int32:
-			return types.Int(x)
+		if n, ok := asInt(v); ok {
+			return types.Int(n)
 		}
 		return types.NewErr("invalid data, expected int, got %T", v)
 	case kindDouble:
@@ -61,14 +52,11 @@ func (t *declType) toVal(v any) ref.Val {
 		switch x := v.(type) {
 		case float64:
 			return types.Double(x)
-		case int64:
-			return types.Double(x)
-		case int:
-			return types.Double(x)
-		case int32:
-			return types.Double(x)
 		case float32:
 			return types.Double(x)
+		}
+		if n, ok := asInt(v); ok {
+			return types.Double(n)
 		}
 		return types.NewErr("invalid data, expected float, got %T", v)
 	case kindList:
@@ -332,3 +320,16 @@ func (iteratorBase) ConvertToType(ref.Type) ref.Val {
 func (iteratorBase) Equal(ref.Val) ref.Val { return types.False }
 func (iteratorBase) Type() ref.Type        { return types.IteratorType }
 func (iteratorBase) Value() any            { return nil }
+
+// asInt reads the Go integer types a decoded JSON value may hold.
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	}
+	return 0, false
+}
