@@ -167,6 +167,9 @@ func StartServer(t *testing.T, bin string) (*Process, string) {
 	}
 }
 
+// Pid is the child's process ID, for tests that watch what it holds.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Output is everything the child printed so far.
 func (p *Process) Output() string { return p.out.String() }
 
