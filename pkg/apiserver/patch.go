@@ -61,6 +61,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 		if jp, err = jsonpatch.DecodePatch(body); err != nil {
 			return errBadRequest("the JSON patch is not valid: %v", err)
 		}
+		if len(jp) > maxJSONPatchOps {
+			return errRequestTooLarge("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOps, len(jp))
+		}
 	} else {
 		var probe map[string]any
 		if err := unmarshalJSON(body, &probe); err != nil {
