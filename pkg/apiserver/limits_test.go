@@ -333,9 +333,21 @@ func nested(depth int) string {
 	return strings.Repeat(`{"a":`, depth) + `"x"` + strings.Repeat("}", depth)
 }
 
+// aliasBomb is a Blob whose YAML aliases expand nine levels of nine.
+func aliasBomb(name string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: limits.example.com/v1\nkind: Blob\nmetadata:\n  name: " + name + "\nspec:\n  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for c := 'b'; c <= 'i'; c++ {
+		prev := "*" + string(c-1)
+		b.WriteString("  " + string(c) + ": &" + string(c) + " [" + strings.TrimSuffix(strings.Repeat(prev+", ", 9), ", ") + "]\n")
+	}
+	return b.String()
+}
+
 // TestNestingDepth: JSON and YAML bodies, patches included, may nest
 // 10,000 levels, as kube-apiserver's decoders allow; deeper is a 400,
-// and a patch that makes a stored object deeper is refused.
+// and a patch that makes a stored object deeper is refused. YAML that
+// expands through aliases is refused too.
 func TestNestingDepth(t *testing.T) {
 	serve := startLimitServer(t, Config{})
 	blob := func(name string, specDepth int) string {
@@ -347,13 +359,17 @@ func TestNestingDepth(t *testing.T) {
 	tests := []struct {
 		name, method, path, ctype, body string
 		want                            int
+		msg                             string
 	}{
-		{"JSON of depth 10000", "POST", blobs, "application/json", blob("ok", 9999), 201},
-		{"JSON of depth 10001", "POST", blobs, "application/json", blob("deep", 10000), 400},
-		{"YAML of depth 10001", "POST", blobs, "application/yaml", blob("deep", 10000), 400},
-		{"merge patch of depth 10001", "PATCH", blobs + "/b", "application/merge-patch+json", `{"spec":` + nested(10000) + `}`, 400},
-		{"apply of depth 10001", "PATCH", blobs + "/b?fieldManager=a", "application/apply-patch+yaml", blob("b", 10000), 400},
-		{"JSON patch that nests past 10000", "PATCH", blobs + "/b", "application/json-patch+json", `[{"op":"add","path":"/spec/a","value":` + nested(9999) + `}]`, 400},
+		{"JSON of depth 10000", "POST", blobs, "application/json", blob("ok", 9999), 201, ""},
+		{"JSON of depth 10001", "POST", blobs, "application/json", blob("deep", 10000), 400, "max depth"},
+		{"YAML of depth 10001", "POST", blobs, "application/yaml", blob("deep", 10000), 400, "max depth"},
+		{"merge patch of depth 10001", "PATCH", blobs + "/b", "application/merge-patch+json", `{"spec":` + nested(10000) + `}`, 400, "max depth"},
+		{"apply of depth 10001", "PATCH", blobs + "/b?fieldManager=a", "application/apply-patch+yaml", blob("b", 10000), 400, "max depth"},
+		{"JSON patch that nests past 10000", "PATCH", blobs + "/b", "application/json-patch+json", `[{"op":"add","path":"/spec/a","value":` + nested(9999) + `}]`, 400, "max depth"},
+		// Aliases expand without nesting: a billion laughs.
+		{"YAML alias bomb", "POST", blobs, "application/yaml", aliasBomb("deep"), 400, "excessive aliasing"},
+		{"apply alias bomb", "PATCH", blobs + "/b?fieldManager=a", "application/apply-patch+yaml", aliasBomb("b"), 400, "excessive aliasing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,8 +381,8 @@ func TestNestingDepth(t *testing.T) {
 			if tt.want != 400 {
 				return
 			}
-			if _, reason, msg, _ := statusOf(t, rec); reason != "BadRequest" || !strings.Contains(msg, "max depth") {
-				t.Errorf("got %s %.200q, want BadRequest about the max depth", reason, msg)
+			if _, reason, msg, _ := statusOf(t, rec); reason != "BadRequest" || !strings.Contains(msg, tt.msg) {
+				t.Errorf("got %s %.200q, want BadRequest with %q", reason, msg, tt.msg)
 			}
 			if after := storedVersion(t, serve, blobs+"/b"); after != before {
 				t.Errorf("b was written: resourceVersion %s became %s", before, after)
@@ -424,5 +440,39 @@ func TestYAMLOutputBound(t *testing.T) {
 	}
 	if rec := serve("GET", blobs+"/deep", acceptHeader, "application/json"); rec.Code != 200 {
 		t.Errorf("GET as JSON: got %d, want 200", rec.Code)
+	}
+}
+
+// TestRequestBodyLimit: a body of more than 3 MiB is refused with
+// kube-apiserver's 413 on every verb that reads one; 3 MiB is read.
+func TestRequestBodyLimit(t *testing.T) {
+	serve := startLimitServer(t, Config{})
+	mustCode(t, serve, 201, "POST", configMaps, "application/json", `{"metadata":{"name":"c"}}`)
+	// pad makes a JSON object of exactly n bytes.
+	pad := func(n int) string {
+		head := `{"metadata":{"name":"c"}}`
+		return head + strings.Repeat(" ", n-len(head))
+	}
+	tests := []struct {
+		name, method, path, ctype string
+	}{
+		{"create", "POST", configMaps, "application/json"},
+		{"update", "PUT", configMaps + "/c", "application/json"},
+		{"merge patch", "PATCH", configMaps + "/c", "application/merge-patch+json"},
+		{"apply", "PATCH", configMaps + "/c?fieldManager=a", "application/apply-patch+yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := serve(tt.method, tt.path, tt.ctype, pad(3<<20+1))
+			if rec.Code != 413 {
+				t.Fatalf("got %d, want 413: %.300s", rec.Code, rec.Body)
+			}
+			if _, reason, msg, _ := statusOf(t, rec); reason != "RequestEntityTooLarge" || msg != "Request entity too large: limit is 3145728" {
+				t.Errorf("got %s %q", reason, msg)
+			}
+			if rec := serve(tt.method, tt.path, tt.ctype, pad(3<<20)); rec.Code == 413 {
+				t.Errorf("a body of 3 MiB was refused: %.300s", rec.Body)
+			}
+		})
 	}
 }
