@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
@@ -147,7 +150,9 @@ func TestJSONPatchLimits(t *testing.T) {
 		wantMessage string
 	}{
 		{"18 doubling copies pass the copy limit", doubling(18), 422, "Invalid",
-			"Unable to complete the copy, the accumulated size increase of copy is 4129614, exceeding the limit 3145728"},
+			"the server rejected our request due to an error in our request"},
+		{"a patch that does not apply", `[{"op":"replace","path":"/spec/none/x","value":1}]`, 422, "Invalid",
+			"the server rejected our request due to an error in our request"},
 		{"5 doubling copies make an object over the size limit", doubling(5), 500, "",
 			"etcdserver: request is too large"},
 		{"10001 operations", repeatOps(10001, test), 413, "RequestEntityTooLarge",
@@ -472,6 +477,36 @@ func TestRequestBodyLimit(t *testing.T) {
 			}
 			if rec := serve(tt.method, tt.path, tt.ctype, pad(3<<20)); rec.Code == 413 {
 				t.Errorf("a body of 3 MiB was refused: %.300s", rec.Body)
+			}
+		})
+	}
+}
+
+// TestJSONPatchCopyLimit: the copies of one JSON patch may add at most
+// 3 MiB, kube-apiserver's JSONPatchMaxCopyBytes.
+func TestJSONPatchCopyLimit(t *testing.T) {
+	// The string encodes, quoted, in exactly 1 MiB.
+	doc := []byte(`{"spec":{"s":"` + strings.Repeat("x", 1<<20-2) + `"}}`)
+	for _, tt := range []struct {
+		name    string
+		copies  int
+		refused bool
+	}{
+		{"3 MiB of copies fit", 3, false},
+		{"4 MiB of copies do not", 4, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			jp, err := jsonpatch.DecodePatch([]byte("[" + strings.TrimPrefix(copies(tt.copies, "/spec/s", "/spec/c"), ",") + "]"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = applyPatch(jsonPatchType, jp, nil, doc, schema.GroupVersionKind{})
+			var tooLarge *jsonpatch.AccumulatedCopySizeError
+			switch {
+			case !tt.refused && err != nil:
+				t.Errorf("got %v, want the copies applied", err)
+			case tt.refused && !errors.As(err, &tooLarge):
+				t.Errorf("got %v, want an AccumulatedCopySizeError", err)
 			}
 		})
 	}
