@@ -415,6 +415,9 @@ func TestYAMLOutputBound(t *testing.T) {
 	}{
 		{"the deepest object", deep, true, 0},
 		{"an ordinary object", plain, false, 2 * len(plain)},
+		// d nested maps make about d² bytes of YAML.
+		{"a chain of 2000 maps", nested(2000), false, yamlBound(len(nested(2000)))},
+		{"a chain of 2100 maps", nested(2100), true, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := jsonToYAML([]byte(tt.json))
