@@ -83,9 +83,9 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 		return s.writeObject(w, r, res, http.StatusCreated, b)
 	}
 	for attempt := 0; ; attempt++ {
-		val, err := storedBytes(u)
+		val, err := s.storable(u, req.apply)
 		if err != nil {
-			return errInternal(err)
+			return err
 		}
 		rev, err := s.store.Create(ctx, res.Key(u.GetNamespace(), u.GetName()), val)
 		if errors.Is(err, storage.ErrAlreadyExists) && generate && attempt < generateNameAttempts {

@@ -9,7 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
@@ -63,7 +62,7 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 		body = obj
 	case fmtYAML:
 		contentType = "application/yaml"
-		if body, err = yaml.JSONToYAML(obj); err != nil {
+		if body, err = jsonToYAML(obj); err != nil {
 			return errInternal(err)
 		}
 	case fmtProtobuf:
@@ -203,7 +202,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 	case fmtYAML:
 		var buf bytes.Buffer
 		_ = s.writeList(&bufferResponse{header: http.Header{}, buf: &buf}, jsonOnly(r), res, items, meta)
-		body, err := yaml.JSONToYAML(buf.Bytes())
+		body, err := jsonToYAML(buf.Bytes())
 		if err != nil {
 			return errInternal(err)
 		}

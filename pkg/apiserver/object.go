@@ -19,9 +19,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
 
-// maxBodyBytes is kube-apiserver's limit on request bodies.
-const maxBodyBytes = 3 << 20
-
 func unmarshalJSON(b []byte, v any) error {
 	return sigsjson.UnmarshalCaseSensitivePreserveInts(b, v)
 }
@@ -31,7 +28,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, errTooLarge()
+		return nil, errRequestTooLarge("limit is %d", maxBodyBytes)
 	}
 	if err != nil {
 		return nil, errBadRequest("reading the request body: %v", err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -61,6 +62,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 		if jp, err = jsonpatch.DecodePatch(body); err != nil {
 			return errBadRequest("the JSON patch is not valid: %v", err)
 		}
+		if len(jp) > maxJSONPatchOps {
+			return errRequestTooLarge("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOps, len(jp))
+		}
 	} else {
 		var probe map[string]any
 		if err := unmarshalJSON(body, &probe); err != nil {
@@ -89,6 +93,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 			return nil, errInternal(err)
 		}
 		patched, err := applyPatch(mt, jp, body, curJSON, res.GroupVersionKind())
+		if err != nil && mt == jsonPatchType {
+			return nil, errJSONPatchRejected()
+		}
 		if err != nil {
 			return nil, errUnprocessable(res, req.name, err)
 		}
@@ -128,4 +135,13 @@ func applyPatch(mt string, jp jsonpatch.Patch, body, cur []byte, gvk schema.Grou
 		}
 		return strategicpatch.StrategicMergePatch(cur, body, typed)
 	}
+}
+
+// errJSONPatchRejected is kube-apiserver's answer to a JSON patch that
+// does not apply, its copies past the copy limit included: a bare 422
+// that names neither the object nor the operation.
+func errJSONPatchRejected() *StatusError {
+	e := newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request")
+	e.Status.Details = &metav1.StatusDetails{}
+	return e
 }

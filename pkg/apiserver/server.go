@@ -45,6 +45,9 @@ type Config struct {
 	// ShutdownTimeout is how long Run waits for requests in flight when
 	// it stops, before closing connections; 0 means five seconds.
 	ShutdownTimeout time.Duration
+	// MaxObjectBytes bounds an object's encoding as stored; a write of a
+	// larger one is refused. 0 means DefaultMaxObjectBytes (1.5 MiB).
+	MaxObjectBytes int
 }
 
 // Authenticator decides whether a request carries valid credentials.

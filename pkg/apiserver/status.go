@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -95,11 +94,6 @@ func errUnsupportedMediaType(got string, accepted []string) *StatusError {
 func errNotAcceptable(accepted []string) *StatusError {
 	return newStatus(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"only the following media types are accepted: "+joinComma(accepted))
-}
-
-func errTooLarge() *StatusError {
-	return newStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-		"the request body is larger than "+strconv.Itoa(maxBodyBytes)+" bytes")
 }
 
 func errUnauthorized() *StatusError {

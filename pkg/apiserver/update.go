@@ -97,8 +97,8 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			_, rev, err = s.store.Delete(ctx, key, kv.Revision)
 		} else {
 			var val []byte
-			if val, err = storedBytes(next); err != nil {
-				return errInternal(err)
+			if val, err = s.storable(next, req.apply); err != nil {
+				return err
 			}
 			rev, err = s.store.Update(ctx, key, val, kv.Revision)
 		}
