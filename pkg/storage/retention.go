@@ -18,7 +18,8 @@ type Retention struct {
 	// changes are released even when younger than MinAge, down to
 	// MaxBytes less an eighth so that compactions come in steps rather
 	// than on every write. It wins over MinAge and MinBytes; 0 means no
-	// bound. The newest second of changes is kept however large.
+	// bound. The newest changes (within a second, up to an eighth of
+	// MaxBytes, and at least the newest one) are always kept.
 	MaxBytes int64
 }
 
