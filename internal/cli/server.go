@@ -36,6 +36,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
+	quota := fs.Int64("quota-backend-bytes", storage.DefaultQuota, "size in bytes of data and history past which the store refuses creates and updates (deletes and compaction still work); 0 is the default, negative turns the quota off")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,14 +58,14 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
-	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts); err != nil {
+	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts, *quota); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options) error {
+func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options, quota int64) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -82,12 +83,17 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	}
 	var store storage.Interface
 	var size func() (int64, error)
+	quota = effectiveQuota(quota)
 	switch backend {
 	case "memory":
-		store = memory.New()
+		store = memory.NewWithQuota(quota)
 	default:
 		path := filepath.Join(dataDir, dbFile)
-		b, err := bolt.Open(path, bolt.Options{})
+		opts := bolt.Options{QuotaBytes: quota}
+		if quota == 0 {
+			opts.QuotaBytes = -1 // bolt reads 0 as its default
+		}
+		b, err := bolt.Open(path, opts)
 		if err != nil {
 			return err
 		}
@@ -127,7 +133,9 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	// the server stops on an error.
 	defer wg.Wait()
 	defer cancel()
-	compactor := &storage.Compactor{Store: store, Retention: storage.DefaultRetention, Logger: logger}
+	// History may take an eighth of the quota at most, so it never
+	// crowds out the objects themselves.
+	compactor := &storage.Compactor{Store: store, Retention: storage.RetentionForQuota(storage.DefaultRetention, quota), Logger: logger}
 	wg.Go(func() {
 		if err := compactor.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			logger.Warn("compactor stopped", "err", err)
@@ -169,6 +177,18 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	err = api.Run(apiCtx, ln, creds.TLSConfig())
 	cancel() // the server failed on its own: stop the rest too
 	return err
+}
+
+// effectiveQuota resolves --quota-backend-bytes: 0 is the default, as
+// etcd reads it, and a negative value means no quota (returned as 0).
+func effectiveQuota(flag int64) int64 {
+	switch {
+	case flag == 0:
+		return storage.DefaultQuota
+	case flag < 0:
+		return 0
+	}
+	return flag
 }
 
 // kubeconfigHost is the address clients should dial: a wildcard listen

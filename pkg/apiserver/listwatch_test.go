@@ -281,7 +281,7 @@ func TestWatch(t *testing.T) {
 		}
 		// Restart with a tiny event log: the revision falls out of it.
 		small := apiservertest.StartWith(t, apiservertest.Options{Configure: func(cfg *apiserver.Config) {
-			cfg.CacheLimits.MinEvents, cfg.CacheLimits.MaxEvents, cfg.CacheLimits.MaxBytes, cfg.CacheLimits.WatchBuffer = 1, 2, 1<<20, 16
+			cfg.CacheLimits.MaxEvents, cfg.CacheLimits.MaxBytes, cfg.CacheLimits.WatchBuffer = 2, 1<<20, 16
 		}})
 		sc := clientFor(t, small)
 		sc.createNamespace("demo")

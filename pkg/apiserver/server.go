@@ -119,6 +119,9 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.metrics.SetStorageSource(s.storageStats, cfg.StorageSize)
+	if u, ok := cfg.Storage.(storage.UsageReporter); ok {
+		s.metrics.SetStorageUsage(storageUsage(u))
+	}
 	s.handler = s.buildHandler()
 	return s, nil
 }

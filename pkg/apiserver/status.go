@@ -126,6 +126,7 @@ func toStatus(err error, gr schema.GroupResource, name string) *StatusError {
 	var se *StatusError
 	var strict *registry.StrictError
 	var compacted *storage.CompactedError
+	var quota *storage.QuotaError
 	switch {
 	case errors.As(err, &se):
 		return se
@@ -147,6 +148,8 @@ func toStatus(err error, gr schema.GroupResource, name string) *StatusError {
 		return errBadRequest("continue key is not valid: %v", err)
 	case errors.Is(err, storage.ErrFutureRevision):
 		return errTooLargeRV()
+	case errors.As(err, &quota):
+		return errQuotaExceeded(quota)
 	case errors.Is(err, storage.ErrInvalidKey):
 		return errBadRequest("%v", err)
 	case errors.Is(err, storage.ErrClosed), errors.Is(err, watchcache.ErrRemoved):

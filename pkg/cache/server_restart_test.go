@@ -133,7 +133,7 @@ func (s *switchLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 // deletes it missed.
 func TestServerRelistOn410(t *testing.T) {
 	srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
-		c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 64}
+		c.CacheLimits = watchcache.Limits{MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 64}
 	}})
 	w := newWriter(t, srv.Config)
 	var objs []CM

@@ -126,7 +126,7 @@ func TestWatchExpired(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
 			srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
-				c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 2, MaxBytes: 1 << 20, WatchBuffer: 16}
+				c.CacheLimits = watchcache.Limits{MaxEvents: 2, MaxBytes: 1 << 20, WatchBuffer: 16}
 			}})
 			c, _ := newClient(t, srv, mode.opts)
 			ctx := ctx(t)

@@ -321,7 +321,7 @@ func TestInformerRelistsAfterExpiredWatch(t *testing.T) {
 		t.Run(fmt.Sprintf("WatchList=%v", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
 			srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
-				c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
+				c.CacheLimits = watchcache.Limits{MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
 			}})
 			rec := newRecorder(t)
 			cs, err := kubernetes.NewForConfig(rec.wrap(srv.Config))
@@ -413,7 +413,7 @@ func TestWatchExpiredResourceVersion(t *testing.T) {
 	for _, contentType := range []string{"application/json", protobufContentType} {
 		t.Run(contentType, func(t *testing.T) {
 			srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(c *apiserver.Config) {
-				c.CacheLimits = watchcache.Limits{MinEvents: 1, MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
+				c.CacheLimits = watchcache.Limits{MaxEvents: 4, MaxBytes: 16 << 20, WatchBuffer: 256}
 			}})
 			rec := newRecorder(t)
 			cfg := rec.wrap(srv.Config)

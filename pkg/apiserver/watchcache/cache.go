@@ -31,11 +31,15 @@ type Cache struct {
 	removed  bool
 }
 
-// Limits bound a cache's event log. The log keeps at least MinEvents
-// events and drops the oldest beyond MaxEvents or MaxBytes.
+// Limits bound a cache's event log: it drops its oldest events beyond
+// MaxEvents or MaxBytes, whichever is reached first. The byte bound holds
+// however few events that leaves (none, if the newest alone is larger): a
+// watch resuming from before the log then ends with 410 Gone and its
+// client lists again, which costs less than holding hundreds of MiB of
+// large objects' past versions per resource.
 type Limits struct {
-	MinEvents, MaxEvents int
-	MaxBytes             int
+	MaxEvents int
+	MaxBytes  int
 	// WatchBuffer is how many events a watcher may fall behind before it
 	// is ended.
 	WatchBuffer int
@@ -43,7 +47,7 @@ type Limits struct {
 
 // DefaultLimits keep up to 10,240 events or 16 MiB per resource, and let a
 // watcher fall 256 events behind.
-var DefaultLimits = Limits{MinEvents: 100, MaxEvents: 10240, MaxBytes: 16 << 20, WatchBuffer: 256}
+var DefaultLimits = Limits{MaxEvents: 10240, MaxBytes: 16 << 20, WatchBuffer: 256}
 
 // ErrExpired is returned when a watch asks for history the log no longer
 // has; the client must list again.
@@ -157,8 +161,7 @@ func (c *Cache) appendLog(ev *Event) {
 	c.log = append(c.log, ev)
 	c.logBytes += ev.size()
 	drop := 0
-	for len(c.log)-drop > c.limits.MinEvents &&
-		(len(c.log)-drop > c.limits.MaxEvents || c.logBytes > c.limits.MaxBytes) {
+	for drop < len(c.log) && (len(c.log)-drop > c.limits.MaxEvents || c.logBytes > c.limits.MaxBytes) {
 		c.logBytes -= c.log[drop].size()
 		c.logStart = c.log[drop].Revision
 		drop++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -409,10 +410,13 @@ func TestWatchExpired(t *testing.T) {
 		// kept is how many of the writes the log keeps.
 		kept int
 	}{
-		{name: "MaxEvents", limits: watchcache.Limits{MinEvents: 1, MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: 5},
-		{name: "MaxBytes", limits: watchcache.Limits{MinEvents: 1, MaxEvents: 100, MaxBytes: 3 * size, WatchBuffer: 16}, kept: 3},
-		{name: "MaxBytes below MinEvents", limits: watchcache.Limits{MinEvents: 4, MaxEvents: 100, MaxBytes: 1, WatchBuffer: 16}, kept: 4},
-		{name: "everything kept", limits: watchcache.Limits{MinEvents: 1, MaxEvents: 100, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: writes},
+		{name: "MaxEvents", limits: watchcache.Limits{MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: 5},
+		{name: "MaxBytes", limits: watchcache.Limits{MaxEvents: 100, MaxBytes: 3 * size, WatchBuffer: 16}, kept: 3},
+		// The byte bound holds however few events it leaves: the log
+		// used to keep 100 events past it.
+		{name: "MaxBytes under two events", limits: watchcache.Limits{MaxEvents: 100, MaxBytes: 2*size - 1, WatchBuffer: 16}, kept: 1},
+		{name: "MaxBytes under one event", limits: watchcache.Limits{MaxEvents: 100, MaxBytes: size - 1, WatchBuffer: 16}, kept: 0},
+		{name: "everything kept", limits: watchcache.Limits{MaxEvents: 100, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: writes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -431,6 +435,9 @@ func TestWatchExpired(t *testing.T) {
 				t.Errorf("LogEvents = %d, want %d", got, tt.kept)
 			}
 			for _, after := range []int64{0, base, oldest - 1, oldest, oldest + 1, last} {
+				if after > last {
+					continue
+				}
 				w, err := e.cache.Watch(watchcache.WatchOptions{After: after})
 				if after < oldest {
 					if !errors.Is(err, watchcache.ErrExpired) {
@@ -463,6 +470,50 @@ func TestWatchExpired(t *testing.T) {
 				t.Errorf("Initial watch: %d objects at %d, want 3 at %d", len(w.Initial), w.InitialRevision, last)
 			}
 		})
+	}
+}
+
+// TestDefaultLimitsHoldTheByteBound rewrites one 1 MiB object 24 times
+// under the default limits: the log keeps what fits in 16 MiB, not the
+// hundred events it used to keep whatever their size, and a watch from
+// before them ends as expired (410 to the client).
+func TestDefaultLimitsHoldTheByteBound(t *testing.T) {
+	e := newEnv(t, watchcache.DefaultLimits, nil)
+	base := e.store.Revision()
+	big := strings.Repeat("x", 1<<20)
+	const writes = 24
+	var rev int64
+	for i := range writes {
+		v := fmt.Appendf(nil, `{"metadata":{"namespace":"a","name":"big"},"data":{"gen":"%03d","big":%q}}`, i, big)
+		var err error
+		if i == 0 {
+			rev, err = e.mem.Create(e.ctx, key(configMaps, "a", "big"), v)
+		} else {
+			rev, err = e.mem.Update(e.ctx, key(configMaps, "a", "big"), v, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.sync(rev)
+	}
+	size := 64 + len(big) + 64 // Event.size, with the JSON around the data
+	kept := e.cache.Stats().LogEvents
+	if max := watchcache.DefaultLimits.MaxBytes / size; kept > max || kept == 0 {
+		t.Fatalf("log keeps %d events of about %d bytes, want 1 to %d (MaxBytes %d)", kept, size, max, watchcache.DefaultLimits.MaxBytes)
+	}
+	if got, want := e.cache.Oldest(), rev-int64(kept); got != want {
+		t.Fatalf("Oldest = %d, want %d", got, want)
+	}
+	if _, err := e.cache.Watch(watchcache.WatchOptions{After: base}); !errors.Is(err, watchcache.ErrExpired) {
+		t.Fatalf("Watch after %d, before the log = %v, want %v", base, err, watchcache.ErrExpired)
+	}
+	w, err := e.cache.Watch(watchcache.WatchOptions{After: e.cache.Oldest()})
+	if err != nil {
+		t.Fatalf("Watch from the oldest logged revision: %v", err)
+	}
+	defer w.Stop()
+	if len(w.Replay) != kept {
+		t.Fatalf("Watch from the oldest logged revision replays %d events, want %d", len(w.Replay), kept)
 	}
 }
 

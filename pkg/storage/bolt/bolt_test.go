@@ -30,3 +30,13 @@ func TestDurable(t *testing.T) {
 func BenchmarkStorage(b *testing.B) {
 	storagetest.Bench(b, func(tb testing.TB) storage.Interface { return open(tb, tb.TempDir()) })
 }
+
+func TestQuota(t *testing.T) {
+	storagetest.RunQuota(t, func(tb testing.TB, quota int64) storage.Interface {
+		s, err := bolt.Open(filepath.Join(tb.TempDir(), "db"), bolt.Options{QuotaBytes: quota})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s
+	})
+}

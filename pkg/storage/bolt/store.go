@@ -28,6 +28,10 @@ type Options struct {
 	NoSync bool
 	// MaxBatch caps how many writes share one transaction (default 1024).
 	MaxBatch int
+	// QuotaBytes is the logical size past which creates and updates are
+	// refused with a *storage.QuotaError; 0 means storage.DefaultQuota
+	// (2 GiB, as etcd) and a negative value means no quota.
+	QuotaBytes int64
 }
 
 // Store is a storage.Interface on a bbolt file.
@@ -46,6 +50,8 @@ type Store struct {
 	rev atomic.Int64
 
 	compactMu sync.Mutex
+	// quota is the limit on usage(); 0 means none.
+	quota int64
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -71,6 +77,12 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if s.maxBatch <= 0 {
 		s.maxBatch = 1024
+	}
+	switch {
+	case opts.QuotaBytes == 0:
+		s.quota = storage.DefaultQuota
+	case opts.QuotaBytes > 0:
+		s.quota = opts.QuotaBytes
 	}
 	s.chunkSize = chunkSizeFor(db.Info().PageSize)
 	var rev int64

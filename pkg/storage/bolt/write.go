@@ -101,7 +101,20 @@ func (s *Store) commit(batch []*request) {
 	events := make([]storage.Event, 0, len(batch))
 	err := s.db.Update(func(tx *bbolt.Tx) error {
 		w := writeTx{tx: tx, b: bucketsOf(tx), chunkSize: s.chunkSize}
+		var used int64
+		if s.quota > 0 {
+			used = s.usage(tx)
+		}
 		for _, r := range batch {
+			// Past the quota only deletes go through: they are how the
+			// store gets back under it.
+			if s.quota > 0 && r.typ != storage.Deleted {
+				if err := storage.CheckQuota(storage.Usage{Bytes: used, Quota: s.quota}); err != nil {
+					r.err = err
+					continue
+				}
+				used += s.writeCost(r.key, r.value)
+			}
 			ev, err := w.apply(r, rev+1)
 			if err != nil {
 				if isPrecondition(err) {

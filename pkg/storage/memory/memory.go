@@ -22,6 +22,9 @@ type Store struct {
 	// log holds the events for revisions compacted+1 .. rev, in order.
 	log  []storage.Event
 	feed *storage.Feed
+	// used is the logical size of every retained version (versionCost);
+	// quota is its limit, 0 for none.
+	used, quota int64
 }
 
 // versions is one key's retained history, oldest first. A deleted key
@@ -43,11 +46,40 @@ func (v versions) at(rev int64) (version, bool) {
 	return v[i-1], true
 }
 
-// New returns an empty store at revision 1.
-func New() *Store {
-	s := &Store{rev: 1, compacted: 1, keys: map[string]*versions{}}
+// New returns an empty store at revision 1, with no quota.
+func New() *Store { return NewWithQuota(0) }
+
+// NewWithQuota returns an empty store that refuses creates and updates
+// with a *storage.QuotaError once its retained versions take quota bytes
+// (keys and values, plus a fixed cost per version); 0 means no quota.
+func NewWithQuota(quota int64) *Store {
+	s := &Store{rev: 1, compacted: 1, keys: map[string]*versions{}, quota: max(quota, 0)}
 	s.feed = storage.NewFeed(s.rev, s.history)
 	return s
+}
+
+// versionOverhead approximates what a version costs besides its key and
+// value: the version itself and its event in the log.
+const versionOverhead = 128
+
+func versionCost(key string, v version) int64 {
+	return int64(len(key)+len(v.value)) + versionOverhead
+}
+
+// Usage implements storage.UsageReporter.
+func (s *Store) Usage() (storage.Usage, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return storage.Usage{}, storage.ErrClosed
+	}
+	return storage.Usage{Bytes: s.used, Quota: s.quota}, nil
+}
+
+// checkQuota refuses a create or update once the store is past its quota.
+// The caller holds the write lock.
+func (s *Store) checkQuota() error {
+	return storage.CheckQuota(storage.Usage{Bytes: s.used, Quota: s.quota})
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -152,6 +184,10 @@ func (s *Store) Create(ctx context.Context, key string, value []byte) (int64, er
 	if s.closed {
 		return 0, storage.ErrClosed
 	}
+	// The quota is checked before the key, as the bolt backend does.
+	if err := s.checkQuota(); err != nil {
+		return 0, err
+	}
 	vs := s.keys[key]
 	if vs != nil {
 		if _, ok := vs.at(s.rev); ok {
@@ -174,6 +210,11 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, ifRevision
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.closed {
+		if err := s.checkQuota(); err != nil {
+			return 0, err
+		}
+	}
 	vs, cur, err := s.current(key, ifRevision)
 	if err != nil {
 		return 0, err
@@ -224,6 +265,7 @@ func (s *Store) commit(vs *versions, v version, ev storage.Event) {
 	s.rev++
 	v.rev, ev.Revision = s.rev, s.rev
 	*vs = append(*vs, v)
+	s.used += versionCost(ev.Key, v)
 	s.log = append(s.log, ev)
 	s.feed.Publish(s.log[len(s.log)-1:])
 }
@@ -310,6 +352,9 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 		keep := (*vs)[i-1:]
 		if keep[0].deleted {
 			keep = keep[1:]
+		}
+		for _, v := range (*vs)[:len(*vs)-len(keep)] {
+			s.used -= versionCost(ev.Key, v)
 		}
 		if len(keep) == 0 {
 			delete(s.keys, ev.Key)
