@@ -42,6 +42,10 @@ type Config struct {
 	Version version.Info
 	// StorageSize reports the database size for metrics; may be nil.
 	StorageSize func() (int64, error)
+	// WatchWriteTimeout bounds one write to a watch client, so a client
+	// that stops reading is cut off; an idle watch is not affected. 0
+	// means a minute.
+	WatchWriteTimeout time.Duration
 	// ShutdownTimeout is how long Run waits for requests in flight when
 	// it stops, before closing connections; 0 means five seconds.
 	ShutdownTimeout time.Duration
@@ -89,6 +93,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BookmarkInterval == 0 {
 		cfg.BookmarkInterval = time.Minute
+	}
+	if cfg.WatchWriteTimeout == 0 {
+		cfg.WatchWriteTimeout = defaultWatchWriteTimeout
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 5 * time.Second
