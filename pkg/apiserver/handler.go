@@ -28,7 +28,7 @@ type request struct {
 }
 
 func (s *Server) buildHandler() http.Handler {
-	return http.HandlerFunc(s.serveHTTP)
+	return s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -46,6 +46,12 @@ type Config struct {
 	// that stops reading is cut off; an idle watch is not affected. 0
 	// means a minute.
 	WatchWriteTimeout time.Duration
+	// RequestTimeout bounds every request but watches; a client may ask
+	// for less with ?timeout=. 0 means a minute, as kube-apiserver.
+	RequestTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may sit idle before
+	// the server closes it; 0 means 90 seconds, as kube-apiserver.
+	IdleTimeout time.Duration
 	// ShutdownTimeout is how long Run waits for requests in flight when
 	// it stops, before closing connections; 0 means five seconds.
 	ShutdownTimeout time.Duration
@@ -96,6 +102,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WatchWriteTimeout == 0 {
 		cfg.WatchWriteTimeout = defaultWatchWriteTimeout
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = defaultRequestTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 5 * time.Second
@@ -194,6 +206,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		Handler:           s.handler,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		// One client multiplexes all its watches over one connection;
 		// kube-apiserver allows 1000 streams per connection too.
 		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},

@@ -14,11 +14,13 @@ import (
 // TestQuietWatchOutlivesWriteTimeout: a watch without bookmarks that sees
 // nothing for longer than the write timeout still delivers the next
 // event, over both protocols. The timeout bounds a write, not the time
-// between writes.
+// between writes. Watches are long-running: the request timeout, short
+// here too, does not end them.
 func TestQuietWatchOutlivesWriteTimeout(t *testing.T) {
 	const writeTimeout = 200 * time.Millisecond
 	srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(cfg *apiserver.Config) {
 		cfg.WatchWriteTimeout = writeTimeout
+		cfg.RequestTimeout = writeTimeout
 	}})
 	c := clientFor(t, srv)
 	c.createNamespace("quiet")
