@@ -164,4 +164,3 @@ func TestIdleConnectionClosed(t *testing.T) {
 		}
 	}
 }
-
