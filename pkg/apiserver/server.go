@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -79,6 +80,9 @@ type Server struct {
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
 	ready        chan struct{}
+	bootstrapped chan struct{} // closed once the system namespaces exist
+	stopping     atomic.Bool   // Run is shutting down
+	logProbe     *logProbe
 
 	startOnce sync.Once
 }
@@ -115,16 +119,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.Major == "" {
 		cfg.Version = defaultVersion()
 	}
+	probe := newLogProbe(cfg.Logger.Handler())
 	s := &Server{
-		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
-		discovery: discovery.New(cfg.Registry),
-		metrics:   metrics.New(),
-		ready:     make(chan struct{}),
+		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
+		discovery:    discovery.New(cfg.Registry),
+		metrics:      metrics.New(),
+		ready:        make(chan struct{}),
+		bootstrapped: make(chan struct{}),
+		logProbe:     probe,
 	}
 	s.fields.s = s
 	s.openapi = openapi.NewService()
 	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
-	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
+	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: s.log, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
 	for _, res := range s.reg.Resources() {
 		if !res.Stored() {
@@ -174,6 +181,7 @@ func (s *Server) Start(ctx context.Context) error {
 			errc <- err
 			return
 		}
+		close(s.bootstrapped)
 		// Wait until the cache holds what bootstrap wrote, so the first
 		// list after Ready sees it.
 		if err := s.cache.WaitFresh(ctx); err != nil {
@@ -228,6 +236,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		}
 	}
 	cancel()
+	s.stopping.Store(true)
 	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer stop()
 	if e := hs.Shutdown(shutdownCtx); errors.Is(e, context.DeadlineExceeded) {
