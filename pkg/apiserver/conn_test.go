@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 )
@@ -45,3 +46,5 @@ func protoName(http2 bool) string {
 	}
 	return "HTTP/1.1"
 }
+
+func waitABit() { time.Sleep(20 * time.Millisecond) }

@@ -28,7 +28,11 @@ type request struct {
 }
 
 func (s *Server) buildHandler() http.Handler {
-	return s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
+	h := s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
+	if s.cfg.AccessLog {
+		h = s.withAccessLog(h)
+	}
+	return h
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -32,6 +32,9 @@ type Config struct {
 	// request in (for callers that authenticate in front of Handler).
 	Authenticator Authenticator
 	Logger        *slog.Logger
+	// AccessLog logs every request at Info: method, path, user, code
+	// and latency.
+	AccessLog bool
 	// Now is the clock for timestamps; nil is time.Now.
 	Now func() time.Time
 	// BookmarkInterval is how often a watch that asked for bookmarks
@@ -219,7 +222,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		// kube-apiserver allows 1000 streams per connection too.
 		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		ErrorLog:    serverErrorLog(s.log),
 	}
 	var wg sync.WaitGroup
 	startErr := make(chan error, 1)
