@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
 
@@ -58,5 +61,51 @@ func TestServerStoreLocked(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// TestServerAccessLog: --access-log makes the server log each request
+// with its user and code, and never the token that authenticated it.
+func TestServerAccessLog(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout syncBuffer
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"server", "--data-dir", dir, "--listen", "127.0.0.1:0", "--access-log"}, &stdout, stderr)
+	}()
+	deadline := time.After(20 * time.Second)
+	for !strings.Contains(stderr.String(), "setpoint API server ready") {
+		select {
+		case code := <-done:
+			t.Fatalf("server exited with %d before it was ready: %s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("server not ready within 20s: %s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(cfg.Host + "/api/v1/namespaces/default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	<-done
+	want := `msg=request method=GET path=/api/v1/namespaces/default user=setpoint-admin code=200 latency=`
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, stderr.String())
+	}
+	if strings.Contains(stderr.String(), cfg.BearerToken) {
+		t.Errorf("log contains the admin token:\n%s", stderr.String())
 	}
 }
