@@ -48,8 +48,13 @@ func (s *Server) withRequestTimeout(next http.Handler) http.Handler {
 		deadline := time.Now().Add(timeout)
 		ctx, cancel := context.WithDeadline(r.Context(), deadline)
 		defer cancel()
-		// Unsupported only by writers that are not a connection (tests).
-		_ = http.NewResponseController(w).SetReadDeadline(deadline)
+		if r.Body != nil && r.Body != http.NoBody {
+			// Only with a body to bound: on HTTP/1.1 the deadline is the
+			// connection's, and the server's own read of it in the
+			// background would end the connection's context with it.
+			// Writers that are no connection (tests) do not support it.
+			_ = http.NewResponseController(w).SetReadDeadline(deadline)
+		}
 		s.serveWithin(ctx, w, r, next)
 	})
 }
@@ -85,7 +90,7 @@ func requestTimeout(q url.Values, def time.Duration) (time.Duration, error) {
 // serveWithin runs next in its own goroutine so the request can be
 // answered when ctx ends even if next is blocked.
 func (s *Server) serveWithin(ctx context.Context, w http.ResponseWriter, r *http.Request, next http.Handler) {
-	tw := &timeoutWriter{w: w, ctx: ctx, header: w.Header().Clone(), expired: make(chan struct{})}
+	tw := &timeoutWriter{w: w, ctx: ctx, header: w.Header().Clone(), expired: make(chan struct{}), http1: r.ProtoMajor == 1}
 	r = r.WithContext(ctx)
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = &timeoutBody{ReadCloser: r.Body, tw: tw}
@@ -127,6 +132,9 @@ func (s *Server) serveWithin(ctx context.Context, w http.ResponseWriter, r *http
 type timeoutWriter struct {
 	w   http.ResponseWriter
 	ctx context.Context
+	// http1 marks an HTTP/1.x request, whose connection is closed after
+	// a timeout.
+	http1 bool
 
 	mu sync.Mutex
 	// header is the handler's own copy, so it can keep setting headers
@@ -218,7 +226,13 @@ func (tw *timeoutWriter) expire(running bool) {
 		"Timeout: request did not complete within the allotted timeout")
 	st.Status.Details = &metav1.StatusDetails{}
 	// Like kube-apiserver, the Status goes out as JSON without a declared
-	// content type.
+	// content type. An HTTP/1.1 connection is not reused: a read of it
+	// may have hit the request's deadline, which ends the connection's
+	// context and so every later request on it. (On HTTP/2 the header
+	// would close the whole connection, every stream on it.)
+	if tw.http1 {
+		tw.w.Header().Set("Connection", "close")
+	}
 	tw.w.WriteHeader(http.StatusGatewayTimeout)
 	_ = json.NewEncoder(tw.w).Encode(&st.Status)
 }

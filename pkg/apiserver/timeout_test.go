@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,48 @@ func TestIdleConnectionClosed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestAfterTimeout: a request that timed out does not spoil its
+// connection: the client's next request is answered normally.
+func TestAfterTimeout(t *testing.T) {
+	srv := apiservertest.Start(t)
+	for _, h2 := range []bool{false, true} {
+		t.Run(protoName(h2), func(t *testing.T) {
+			hc := protoClient(t, srv, h2)
+			name := "after-timeout-" + map[bool]string{false: "h1", true: "h2"}[h2]
+			body := mustJSON(configMap("default", name, nil))
+			// A timed-out create may still complete after its 504, as in
+			// kube-apiserver: it gets a name of its own.
+			late := mustJSON(configMap("default", name+"-late", nil))
+			for i, tc := range []struct {
+				method, path string
+				body         string
+				wantCode     int
+			}{
+				{"GET", "/api/v1/namespaces?timeout=1ns", "", 504},
+				{"GET", "/api/v1/namespaces", "", 200},
+				{"POST", "/api/v1/namespaces/default/configmaps?timeout=1ns", late, 504},
+				{"GET", "/api/v1/namespaces/default", "", 200},
+				{"POST", "/api/v1/namespaces/default/configmaps?timeout=10s", body, 201},
+				{"GET", "/api/v1/namespaces/default/configmaps/" + name, "", 200},
+			} {
+				req, err := http.NewRequestWithContext(t.Context(), tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := hc.Do(req)
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tc.wantCode {
+					t.Errorf("request %d, %s %s: %d %s, want %d", i, tc.method, tc.path, resp.StatusCode, body, tc.wantCode)
+				}
+			}
+		})
 	}
 }
