@@ -55,7 +55,7 @@ func (s *Server) withRequestTimeout(next http.Handler) http.Handler {
 			// Writers that are no connection (tests) do not support it.
 			_ = http.NewResponseController(w).SetReadDeadline(deadline)
 		}
-		s.serveWithin(ctx, w, r, next)
+		s.serveWithin(ctx, deadline, w, r, next)
 	})
 }
 
@@ -88,9 +88,10 @@ func requestTimeout(q url.Values, def time.Duration) (time.Duration, error) {
 }
 
 // serveWithin runs next in its own goroutine so the request can be
-// answered when ctx ends even if next is blocked.
-func (s *Server) serveWithin(ctx context.Context, w http.ResponseWriter, r *http.Request, next http.Handler) {
-	tw := &timeoutWriter{w: w, ctx: ctx, header: w.Header().Clone(), expired: make(chan struct{}), http1: r.ProtoMajor == 1}
+// answered at its deadline even if next is blocked. A context that ends
+// earlier (the client left, the server is stopping) is next's to handle.
+func (s *Server) serveWithin(ctx context.Context, deadline time.Time, w http.ResponseWriter, r *http.Request, next http.Handler) {
+	tw := &timeoutWriter{w: w, deadline: deadline, header: w.Header().Clone(), expired: make(chan struct{}), http1: r.ProtoMajor == 1}
 	r = r.WithContext(ctx)
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = &timeoutBody{ReadCloser: r.Body, tw: tw}
@@ -118,6 +119,14 @@ func (s *Server) serveWithin(ctx context.Context, w http.ResponseWriter, r *http
 		// answering (its writes were refused).
 		tw.expire(false)
 	case <-ctx.Done():
+		if !tw.pastDeadline() {
+			// The client left, or the server is shutting down: the
+			// handler sees its context end and answers as it can.
+			if p := <-done; p != nil {
+				panic(p)
+			}
+			return
+		}
 		go func() {
 			if p := <-done; p != nil && p != http.ErrAbortHandler {
 				s.log.Warn("handler panicked after its request timed out", "method", r.Method, "path", r.URL.Path, "panic", p)
@@ -130,8 +139,8 @@ func (s *Server) serveWithin(ctx context.Context, w http.ResponseWriter, r *http
 // timeoutWriter passes a handler's response through until the request's
 // deadline; from then on its writes fail with http.ErrHandlerTimeout.
 type timeoutWriter struct {
-	w   http.ResponseWriter
-	ctx context.Context
+	w        http.ResponseWriter
+	deadline time.Time
 	// http1 marks an HTTP/1.x request, whose connection is closed after
 	// a timeout.
 	http1 bool
@@ -157,7 +166,15 @@ func (tw *timeoutWriter) Header() http.Header {
 // refused says whether the handler may no longer write; called with mu
 // held. Past the deadline an unstarted response belongs to the timeout.
 func (tw *timeoutWriter) refused() bool {
-	return tw.timedOut || !tw.wroteHeader && tw.ctx.Err() != nil
+	return tw.timedOut || !tw.wroteHeader && tw.pastDeadline()
+}
+
+// pastDeadline tells a timeout from the other ends of a request's
+// context: the client leaving and the server shutting down. It asks the
+// clock, not the context: on HTTP/1.1 a body read that hits the deadline
+// cancels the request's context before the context's own timer fires.
+func (tw *timeoutWriter) pastDeadline() bool {
+	return !time.Now().Before(tw.deadline)
 }
 
 func (tw *timeoutWriter) WriteHeader(code int) {
@@ -204,14 +221,14 @@ func (tw *timeoutWriter) Flush() {
 
 func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
 
-// expire answers a request whose context has ended with kube-apiserver's
+// expire answers a request past its deadline with kube-apiserver's
 // 504 Timeout Status, unless the handler answered in time. If the handler
 // is still running (running) and had started its response, the response
 // can only be cut off: panicking with http.ErrAbortHandler makes the
 // server close the connection or reset the stream, without logging.
 func (tw *timeoutWriter) expire(running bool) {
 	tw.mu.Lock()
-	if tw.ctx.Err() == nil || tw.timedOut || tw.wroteHeader && !running {
+	if !tw.pastDeadline() || tw.timedOut || tw.wroteHeader && !running {
 		tw.mu.Unlock()
 		return
 	}
