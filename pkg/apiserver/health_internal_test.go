@@ -77,3 +77,37 @@ func TestLogProbe(t *testing.T) {
 func (h blockingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return blockingHandler{h.Handler.WithAttrs(attrs), h.release}
 }
+
+// TestReadyzAfterStop: once Start has stopped, a caller still serving
+// Handler answers /readyz with the shutdown check failing.
+func TestReadyzAfterStop(t *testing.T) {
+	store := memory.New()
+	defer store.Close()
+	s, err := New(Config{Storage: store, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Start(ctx) }()
+	select {
+	case <-s.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready within 10s")
+	}
+	get := func() *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/readyz?verbose", nil))
+		return w
+	}
+	if w := get(); w.Code != 200 || !strings.Contains(w.Body.String(), "[+]shutdown ok\n") {
+		t.Errorf("while running: %d\n%s", w.Code, w.Body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if w := get(); w.Code != 500 || !strings.Contains(w.Body.String(), "[-]shutdown failed: reason withheld\n") {
+		t.Errorf("after Start returned: %d\n%s, want 500 with the shutdown check failing", w.Code, w.Body)
+	}
+}

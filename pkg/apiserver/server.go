@@ -203,6 +203,8 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 	case <-ctx.Done():
 	}
+	// From here on /readyz fails, for callers that serve Handler on.
+	s.stopping.Store(true)
 	cancel()
 	wg.Wait()
 	return err
