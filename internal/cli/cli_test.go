@@ -24,6 +24,10 @@ func TestRun(t *testing.T) {
 		{args: []string{"version", "-x"}, wantCode: 2, wantStderr: "flag provided but not defined"},
 		{args: []string{"server", "--storage", "nope"}, wantCode: 2, wantStderr: "--storage must be bolt or memory"},
 		{args: []string{"server", "extra"}, wantCode: 2, wantStderr: "unexpected arguments"},
+		{args: []string{"server", "--log-level", "loud"}, wantCode: 2, wantStderr: `--log-level must be debug, info, warn or error, not "loud"`},
+		{args: []string{"server", "-v=2", "--log-level", "debug"}, wantCode: 2, wantStderr: "give --log-level or -v, not both"},
+		{args: []string{"server", "-v=-1"}, wantCode: 2, wantStderr: "-v must be 0 or more"},
+		{args: []string{"server", "--request-timeout", "0s"}, wantCode: 2, wantStderr: "must be positive"},
 		{args: []string{"nope"}, wantCode: 2, wantStderr: `unknown command "nope"`},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,7 +38,23 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
 	quota := fs.Int64("quota-backend-bytes", storage.DefaultQuota, "size in bytes of data and history past which the store refuses creates and updates (deletes and compaction still work); 0 is the default, negative turns the quota off")
+	logLevel := fs.String("log-level", "info", "least severe level logged: debug, info, warn or error")
+	verbosity := fs.Int("v", 0, "log verbosity as kube components take it, instead of --log-level: 0 is info, 4 and above include debug")
+	accessLog := fs.Bool("access-log", false, "log every request: method, path, user, response code and latency (never credentials)")
+	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
+	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	level, err := parseLogLevel(*logLevel, set["log-level"], *verbosity, set["v"])
+	if err != nil {
+		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
+	if *requestTimeout <= 0 || *watchWriteTimeout <= 0 {
+		fmt.Fprintf(stderr, "setpoint server: --request-timeout and --watch-write-timeout must be positive\n")
 		return 2
 	}
 	disabled, err := controllers.ParseSelection(*ctrls)
@@ -56,16 +73,43 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *kubeconfig == "" {
 		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
-	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts, *quota); err != nil {
+	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, WatchWriteTimeout: *watchWriteTimeout}
+	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, acfg, copts, *quota); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options, quota int64) error {
+// parseLogLevel picks the log level from --log-level or, when given, the
+// kube-style -v: -v=N logs at Info-N, so slog's Debug (Info-4) shows from
+// -v=4 on, the verbosity kube components use for debugging.
+func parseLogLevel(name string, nameSet bool, v int, vSet bool) (slog.Level, error) {
+	if nameSet && vSet {
+		return 0, errors.New("give --log-level or -v, not both")
+	}
+	if vSet {
+		if v < 0 {
+			return 0, fmt.Errorf("-v must be 0 or more, not %d", v)
+		}
+		return slog.LevelInfo - slog.Level(v), nil
+	}
+	switch strings.ToLower(name) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", name)
+}
+
+func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, acfg apiserver.Config, copts controllers.Options, quota int64) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -94,6 +138,9 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 			opts.QuotaBytes = -1 // bolt reads 0 as its default
 		}
 		b, err := bolt.Open(path, opts)
+		if errors.Is(err, bolt.ErrLocked) {
+			return fmt.Errorf("%w; is a setpoint server already running with --data-dir %s?", err, dataDir)
+		}
 		if err != nil {
 			return err
 		}
@@ -108,12 +155,11 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	}
 	defer store.Close()
 
-	api, err := apiserver.New(apiserver.Config{
-		Storage:       store,
-		Authenticator: credentials.NewAuthenticator(creds.AdminToken),
-		Logger:        logger,
-		StorageSize:   size,
-	})
+	acfg.Storage = store
+	acfg.Authenticator = credentials.NewAuthenticator(creds.AdminToken)
+	acfg.Logger = logger
+	acfg.StorageSize = size
+	api, err := apiserver.New(acfg)
 	if err != nil {
 		return err
 	}

@@ -28,16 +28,20 @@ type request struct {
 }
 
 func (s *Server) buildHandler() http.Handler {
-	return http.HandlerFunc(s.serveHTTP)
+	h := s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
+	if s.cfg.AccessLog {
+		h = s.withAccessLog(h)
+	}
+	return h
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	switch path {
-	case "/livez", "/readyz", "/healthz":
+	endpoint, check, health := healthEndpoint(path)
+	if health && check == "" {
 		// Probes answer without credentials, as kube-apiserver's do for
 		// anonymous users, so a supervisor can check the process.
-		s.serveHealth(w, r)
+		s.serveHealth(w, r, endpoint)
 		return
 	}
 	if a := s.cfg.Authenticator; a != nil && !a.Authenticate(r) {
@@ -45,6 +49,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case health:
+		s.serveHealthCheck(w, r, endpoint, check)
 	case path == "/version" || path == "/version/":
 		s.serveVersion(w, r)
 	case path == "/metrics":

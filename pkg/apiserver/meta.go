@@ -34,20 +34,3 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b)
 }
-
-// serveHealth answers /healthz, /livez and /readyz. Ready means the watch
-// cache holds its first listing; live means the process answers.
-func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if r.URL.Path != "/livez" {
-		select {
-		case <-s.ready:
-		default:
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write([]byte("[-]watch-cache failed: not ready\nhealthz check failed\n"))
-			return
-		}
-	}
-	_, _ = w.Write([]byte("ok"))
-}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,6 +32,9 @@ type Config struct {
 	// request in (for callers that authenticate in front of Handler).
 	Authenticator Authenticator
 	Logger        *slog.Logger
+	// AccessLog logs every request at Info: method, path, user, code
+	// and latency.
+	AccessLog bool
 	// Now is the clock for timestamps; nil is time.Now.
 	Now func() time.Time
 	// BookmarkInterval is how often a watch that asked for bookmarks
@@ -42,6 +46,16 @@ type Config struct {
 	Version version.Info
 	// StorageSize reports the database size for metrics; may be nil.
 	StorageSize func() (int64, error)
+	// WatchWriteTimeout bounds one write to a watch client, so a client
+	// that stops reading is cut off; an idle watch is not affected. 0
+	// means a minute.
+	WatchWriteTimeout time.Duration
+	// RequestTimeout bounds every request but watches; a client may ask
+	// for less with ?timeout=. 0 means a minute, as kube-apiserver.
+	RequestTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may sit idle before
+	// the server closes it; 0 means 90 seconds, as kube-apiserver.
+	IdleTimeout time.Duration
 	// ShutdownTimeout is how long Run waits for requests in flight when
 	// it stops, before closing connections; 0 means five seconds.
 	ShutdownTimeout time.Duration
@@ -72,6 +86,9 @@ type Server struct {
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
 	ready        chan struct{}
+	bootstrapped chan struct{} // closed once the system namespaces exist
+	stopping     atomic.Bool   // Run is shutting down
+	logProbe     *logProbe
 
 	startOnce sync.Once
 }
@@ -93,22 +110,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BookmarkInterval == 0 {
 		cfg.BookmarkInterval = time.Minute
 	}
+	if cfg.WatchWriteTimeout == 0 {
+		cfg.WatchWriteTimeout = defaultWatchWriteTimeout
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = defaultRequestTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
+	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 5 * time.Second
 	}
 	if cfg.Version.Major == "" {
 		cfg.Version = defaultVersion()
 	}
+	probe := newLogProbe(cfg.Logger.Handler())
 	s := &Server{
-		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: cfg.Logger, now: cfg.Now,
-		discovery: discovery.New(cfg.Registry),
-		metrics:   metrics.New(),
-		ready:     make(chan struct{}),
+		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
+		discovery:    discovery.New(cfg.Registry),
+		metrics:      metrics.New(),
+		ready:        make(chan struct{}),
+		bootstrapped: make(chan struct{}),
+		logProbe:     probe,
 	}
 	s.fields.s = s
 	s.openapi = openapi.NewService()
 	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
-	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: cfg.Logger, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
+	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: s.log, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
 	for _, res := range s.reg.Resources() {
 		if !res.Stored() {
@@ -161,6 +190,7 @@ func (s *Server) Start(ctx context.Context) error {
 			errc <- err
 			return
 		}
+		close(s.bootstrapped)
 		// Wait until the cache holds what bootstrap wrote, so the first
 		// list after Ready sees it.
 		if err := s.cache.WaitFresh(ctx); err != nil {
@@ -179,6 +209,8 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 	case <-ctx.Done():
 	}
+	// From here on /readyz fails, for callers that serve Handler on.
+	s.stopping.Store(true)
 	cancel()
 	wg.Wait()
 	return err
@@ -193,11 +225,12 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		Handler:           s.handler,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		// One client multiplexes all its watches over one connection;
 		// kube-apiserver allows 1000 streams per connection too.
 		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		ErrorLog:    serverErrorLog(s.log),
 	}
 	var wg sync.WaitGroup
 	startErr := make(chan error, 1)
@@ -214,6 +247,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		}
 	}
 	cancel()
+	s.stopping.Store(true)
 	shutdownCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer stop()
 	if e := hs.Shutdown(shutdownCtx); errors.Is(e, context.DeadlineExceeded) {

@@ -21,10 +21,10 @@ import (
 // state (KEP-3157).
 const initialEventsEnd = "k8s.io/initial-events-end"
 
-// writeDeadline bounds how long one write to a watch client may block;
-// a client that stops reading is disconnected instead of pinning the
-// stream forever.
-const writeDeadline = time.Minute
+// defaultWatchWriteTimeout bounds how long one write to a watch client
+// may block; a client that stops reading is disconnected instead of
+// pinning the stream forever.
+const defaultWatchWriteTimeout = time.Minute
 
 // watchParams are a watch request's parsed parameters.
 type watchParams struct {
@@ -438,8 +438,11 @@ func (ws *watchStream) flush() {
 	if ws.err != nil {
 		return
 	}
+	// The deadline covers this write and flush only. Left in place it
+	// would fire on an idle stream: HTTP/2 resets the stream when it
+	// passes, HTTP/1.1 fails the next write, so a quiet watch would die.
+	_ = ws.rc.SetWriteDeadline(time.Now().Add(ws.s.cfg.WatchWriteTimeout))
 	if ws.buf.Len() > 0 {
-		_ = ws.rc.SetWriteDeadline(time.Now().Add(writeDeadline))
 		if _, err := ws.w.Write(ws.buf.Bytes()); err != nil {
 			ws.err = err
 		}
@@ -453,6 +456,9 @@ func (ws *watchStream) flush() {
 		if err := ws.rc.Flush(); err != nil {
 			ws.err = err
 		}
+	}
+	if ws.err == nil {
+		_ = ws.rc.SetWriteDeadline(time.Time{})
 	}
 }
 

@@ -49,6 +49,7 @@ type kubectl struct {
 	bin        string
 	kubeconfig string
 	home       string
+	env        []string // added to the environment kubectl inherits
 }
 
 func newKubectl(t *testing.T, bin string, s *server) *kubectl {
@@ -77,7 +78,7 @@ func (k *kubectl) command(ctx context.Context, args ...string) *exec.Cmd {
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = env
+	cmd.Env = append(env, k.env...)
 	cmd.WaitDelay = time.Second
 	return cmd
 }

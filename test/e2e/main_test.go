@@ -66,9 +66,10 @@ func testMain(m *testing.M) int {
 
 // serverConfig says how to start `setpoint server`.
 type serverConfig struct {
-	dataDir    string // --data-dir; required
-	kubeconfig string // --kubeconfig; empty leaves the flag out (DIR/kubeconfig)
-	storage    string // --storage; empty leaves the flag out (bolt)
+	dataDir    string   // --data-dir; required
+	kubeconfig string   // --kubeconfig; empty leaves the flag out (DIR/kubeconfig)
+	storage    string   // --storage; empty leaves the flag out (bolt)
+	args       []string // further flags
 }
 
 // server is one running `setpoint server`.
@@ -128,7 +129,7 @@ func serverArgs(cfg serverConfig, addr string) []string {
 	if cfg.storage != "" {
 		args = append(args, "--storage", cfg.storage)
 	}
-	return args
+	return append(args, cfg.args...)
 }
 
 // readyLine matches the line the server logs once it serves, capturing the

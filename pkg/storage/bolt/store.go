@@ -32,7 +32,26 @@ type Options struct {
 	// refused with a *storage.QuotaError; 0 means storage.DefaultQuota
 	// (2 GiB, as etcd) and a negative value means no quota.
 	QuotaBytes int64
+	// LockTimeout is how long Open waits for another process to release
+	// the file (default one second); then it fails with ErrLocked.
+	LockTimeout time.Duration
 }
+
+// ErrLocked means another process has the store open: bbolt allows one
+// process per file.
+var ErrLocked = errors.New("store is in use by another process")
+
+// LockedError is Open's error when another process holds the file; it
+// matches ErrLocked.
+type LockedError struct {
+	Path string
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("bolt: open %s: another process holds the store", e.Path)
+}
+
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
 // Store is a storage.Interface on a bbolt file.
 type Store struct {
@@ -57,14 +76,21 @@ type Store struct {
 var _ storage.Interface = (*Store)(nil)
 
 // Open opens or creates the store at path. Only one process may have a
-// path open at a time; a second Open waits up to a second, then fails.
+// path open at a time; a second Open waits up to Options.LockTimeout, then
+// fails with a *LockedError.
 func Open(path string, opts Options) (*Store, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Second
+	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout:        time.Second,
+		Timeout:        opts.LockTimeout,
 		NoSync:         opts.NoSync,
 		NoFreelistSync: true, // rebuilt at open; saves a write per commit
 		FreelistType:   bbolt.FreelistMapType,
 	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, &LockedError{Path: path}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
