@@ -218,14 +218,14 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	case r.Method == http.MethodDelete && req.subresource == "":
 		req.verb = "delete"
 	default:
-		return req, errMethodNotAllowed(r.Method)
+		return req, errMethodNotAllowed()
 	}
 	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
 		req.subresource == "finalize" && req.verb != "update" {
-		return req, errMethodNotAllowed(r.Method)
+		return req, errMethodNotAllowed()
 	}
-	if !res.Serves(req.verb) {
-		return req, errMethodNotAllowed(r.Method)
+	if !res.Serves(req.verb) || !servedAcrossNamespaces(res, req) {
+		return req, errMethodNotAllowed()
 	}
 	if err := checkQuery(req.verb, req.query); err != nil {
 		return req, err
@@ -234,6 +234,17 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// servedAcrossNamespaces reports whether a request without a namespace
+// is served: across every namespace a namespaced kind can only be listed
+// and watched, as kube-apiserver routes it. An empty namespace segment
+// (/namespaces//configmaps) names no namespace either.
+func servedAcrossNamespaces(res *registry.Resource, req *request) bool {
+	if !res.Namespaced || req.namespace != "" {
+		return true
+	}
+	return req.verb == "list" || req.verb == "watch"
 }
 
 // waitRouting waits, briefly, until the watch cache has applied every

@@ -82,9 +82,13 @@ func errTooLargeRV() *StatusError {
 	return e
 }
 
-func errMethodNotAllowed(verb string) *StatusError {
-	return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("%s is not supported on this path", verb))
+// errMethodNotAllowed is kube-apiserver's answer to a method no route
+// serves at a path: a fixed message and empty details.
+func errMethodNotAllowed() *StatusError {
+	e := newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource")
+	e.Status.Details = &metav1.StatusDetails{}
+	return e
 }
 
 func errUnsupportedMediaType(got string, accepted []string) *StatusError {

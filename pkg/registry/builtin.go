@@ -12,6 +12,9 @@ func Builtin() []*Resource {
 			SelectableFields: []string{"status.phase"},
 			Columns:          []Column{{Name: "Status", Type: "string", Path: ".status.phase", Description: "The phase of the namespace"}},
 			Strategy:         namespaceStrategy{},
+			// kube-apiserver offers no deletecollection of namespaces:
+			// one request must not be able to empty the cluster.
+			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		},
 		{
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",

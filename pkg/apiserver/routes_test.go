@@ -1,0 +1,59 @@
+package apiserver_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// methodNotAllowedBody is kube-apiserver's answer, byte for byte, to a
+// method no route serves at a path.
+const methodNotAllowedBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405}`
+
+// TestCollectionRoutes checks which verbs the collection paths serve:
+// across namespaces a namespaced kind is only listed and watched, and
+// namespaces cannot be deleted as a collection. Refused requests change
+// nothing.
+func TestCollectionRoutes(t *testing.T) {
+	c := newClient(t)
+	for _, ns := range []string{"a", "b"} {
+		c.createNamespace(ns)
+		c.must(http.StatusCreated, "POST", "/api/v1/namespaces/"+ns+"/configmaps", configMap(ns, "keep", nil))
+	}
+	tests := []struct {
+		method, path string
+		body         any
+		want         int
+	}{
+		{"DELETE", "/api/v1/configmaps", nil, http.StatusMethodNotAllowed},
+		{"DELETE", "/api/v1/namespaces//configmaps", nil, http.StatusMethodNotAllowed},
+		{"DELETE", "/api/v1/configmaps?labelSelector=x%3Dy", nil, http.StatusMethodNotAllowed},
+		{"POST", "/api/v1/configmaps", configMap("a", "new", nil), http.StatusMethodNotAllowed},
+		{"DELETE", "/api/v1/namespaces", nil, http.StatusMethodNotAllowed},
+		{"DELETE", "/apis/coordination.k8s.io/v1/leases", nil, http.StatusMethodNotAllowed},
+		{"PATCH", "/api/v1/namespaces/a/configmaps", `{}`, http.StatusMethodNotAllowed},
+		{"GET", "/api/v1/configmaps", nil, http.StatusOK},
+		{"GET", "/api/v1/configmaps?watch=1&timeoutSeconds=1", nil, http.StatusOK},
+		{"GET", "/api/v1/namespaces", nil, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			r := c.do(tt.method, tt.path, tt.body)
+			if r.code != tt.want {
+				t.Fatalf("got %d, want %d: %s", r.code, tt.want, r.body)
+			}
+			if tt.want == http.StatusMethodNotAllowed && string(r.body) != methodNotAllowedBody+"\n" && string(r.body) != methodNotAllowedBody {
+				t.Errorf("body:\n got %s\nwant %s", r.body, methodNotAllowedBody)
+			}
+		})
+	}
+	for _, path := range []string{"/api/v1/namespaces/a/configmaps/keep", "/api/v1/namespaces/b/configmaps/keep", "/api/v1/namespaces/a", "/api/v1/namespaces/b"} {
+		if r := c.do("GET", path, nil); r.code != http.StatusOK {
+			t.Errorf("GET %s after the refused requests: got %d, want 200", path, r.code)
+		}
+	}
+	// Within a namespace deletecollection is served.
+	c.must(http.StatusOK, "DELETE", "/api/v1/namespaces/a/configmaps", nil)
+	if r := c.do("GET", "/api/v1/namespaces/a/configmaps/keep", nil); r.code != http.StatusNotFound {
+		t.Errorf("deletecollection in namespace a left its ConfigMap: %d", r.code)
+	}
+}
