@@ -106,6 +106,13 @@ func errTooLarge() *StatusError {
 		"the request body is larger than "+strconv.Itoa(maxBodyBytes)+" bytes")
 }
 
+// errForbidden refuses a request on one object, worded as kube-apiserver's
+// admission refusals are.
+func errForbidden(gr schema.GroupResource, name, reason string) *StatusError {
+	return withDetails(newStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
+		fmt.Sprintf("%s %q is forbidden: %s", gr.String(), name, reason)), gr, name)
+}
+
 func errUnauthorized() *StatusError {
 	return newStatus(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized")
 }
@@ -136,9 +143,12 @@ func toStatus(err error, gr schema.GroupResource, name string) *StatusError {
 	var se *StatusError
 	var strict *registry.StrictError
 	var compacted *storage.CompactedError
+	var forbidden *registry.ForbiddenError
 	switch {
 	case errors.As(err, &se):
 		return se
+	case errors.As(err, &forbidden):
+		return errForbidden(gr, name, forbidden.Reason)
 	case errors.As(err, &strict):
 		return errBadRequest("%s", strict.Error())
 	case errors.Is(err, registry.ErrDecode):
