@@ -20,7 +20,8 @@ func Builtin() []*Resource {
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
 			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},
 			Namespaced: true, Typed: true,
-			Columns: []Column{{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data", "binaryData")}},
+			Columns:  []Column{{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data", "binaryData")}},
+			Strategy: configMapStrategy{},
 		},
 		{
 			Version: "v1", Kind: "Secret", ListKind: "SecretList",

@@ -75,7 +75,7 @@ func (secretStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Er
 		obj["type"] = "Opaque"
 	}
 	mergeStringData(obj)
-	return nil
+	return dataKeyErrors(obj, "data")
 }
 
 func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
@@ -83,10 +83,11 @@ func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) fie
 	if t, _ := obj["type"].(string); t == "" {
 		obj["type"] = old["type"]
 	}
+	errs := dataKeyErrors(obj, "data")
 	if obj["type"] != old["type"] {
-		return field.ErrorList{field.Invalid(field.NewPath("type"), obj["type"], "field is immutable")}
+		errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))
 	}
-	return nil
+	return errs
 }
 
 // nestedMap returns obj[path...] as a map, creating the maps on the way
