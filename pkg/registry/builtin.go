@@ -49,6 +49,7 @@ func Builtin() []*Resource {
 				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 				"involvedObject.fieldPath", "reason", "reportingComponent", "source=source.component", "type",
 			},
+			Strategy: coreEventStrategy{},
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},
@@ -62,6 +63,7 @@ func Builtin() []*Resource {
 			Namespaced: true, Typed: true,
 			SelectableFields: []string{
 				"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
 				"reason", "reportingController", "type",
 			},
 			Columns: []Column{
