@@ -127,6 +127,11 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 	var next *unstructured.Unstructured
 	switch subresource {
 	case "status":
+		if ss, ok := res.Strategy.(registry.StatusStrategy); ok {
+			next = u
+			ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object))
+			break
+		}
 		next = old.DeepCopy()
 		if st, ok := u.Object["status"]; ok {
 			next.Object["status"] = st
