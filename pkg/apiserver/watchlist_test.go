@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/protobuf"
 )
@@ -180,6 +181,66 @@ func TestWatchListTable(t *testing.T) {
 			}
 			if got := bytes.Contains(r.body, []byte(`"kind":"Table"`)); got != tt.wantTable {
 				t.Errorf("Table served: %v, want %v: %s", got, tt.wantTable, r.body)
+			}
+		})
+	}
+}
+
+// TestListItemTypeMeta checks which list items carry kind and
+// apiVersion, as kube-apiserver serves them: not those of a built-in
+// kind's list (in JSON or YAML), but a custom resource's and
+// PartialObjectMetadata items do; single objects and watch events always
+// do.
+func TestListItemTypeMeta(t *testing.T) {
+	c := newClient(t)
+	c.createNamespace("demo")
+	c.must(http.StatusCreated, "POST", "/api/v1/namespaces/demo/configmaps", configMap("demo", "a", map[string]any{"kind": "not type meta"}))
+	c.must(http.StatusCreated, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", scalerCRD)
+	c.must(http.StatusCreated, "POST", scalers, `{"apiVersion":"example.com/v1","kind":"Scaler","metadata":{"name":"s"},"spec":{"replicas":1}}`)
+	const cms = "/api/v1/namespaces/demo/configmaps"
+	tests := []struct {
+		name, path, accept string
+		wantKind           string // of the item; "" for none
+	}{
+		{"built-in list", cms, "application/json", ""},
+		{"built-in list as YAML", cms, "application/yaml", ""},
+		{"custom resource list", scalers, "application/json", "Scaler"},
+		{"metadata list", cms, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", "PartialObjectMetadata"},
+		{"single object", cms + "/a", "application/json", "ConfigMap"},
+		{"watch event", cms + "?watch=1&timeoutSeconds=1", "application/json", "ConfigMap"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("GET", tt.path, nil, "Accept", tt.accept)
+			if r.code != http.StatusOK {
+				t.Fatalf("got %d: %s", r.code, r.body)
+			}
+			body := r.body
+			if tt.accept == "application/yaml" {
+				js, err := yaml.YAMLToJSON(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body = js
+			}
+			var doc map[string]any
+			if err := json.NewDecoder(bytes.NewReader(body)).Decode(&doc); err != nil {
+				t.Fatalf("%v: %s", err, body)
+			}
+			item := doc
+			if items, ok := doc["items"].([]any); ok {
+				item = items[0].(map[string]any)
+			} else if o, ok := doc["object"].(map[string]any); ok {
+				item = o
+			}
+			if got := str(item["kind"]); got != tt.wantKind {
+				t.Errorf("item kind %q, want %q: %v", got, tt.wantKind, item)
+			}
+			if has := item["apiVersion"] != nil; has != (tt.wantKind != "") {
+				t.Errorf("item apiVersion %v, want present: %v", item["apiVersion"], tt.wantKind != "")
+			}
+			if data, ok := item["data"].(map[string]any); ok && data["kind"] != "not type meta" {
+				t.Errorf("data lost its kind key: %v", data)
 			}
 		})
 	}
