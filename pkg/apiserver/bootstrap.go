@@ -75,7 +75,10 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		if _, err := s.store.Create(ctx, key, val); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
+		switch _, err := s.store.Create(ctx, key, val); {
+		case err == nil:
+			s.log.Info("created system namespace", "namespace", name)
+		case !errors.Is(err, storage.ErrAlreadyExists):
 			errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %w", name, err))
 		}
 	}
