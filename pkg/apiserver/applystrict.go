@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"strings"
-
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/registry"
@@ -31,14 +29,5 @@ func applyDuplicateKeys(body []byte, fv registry.FieldValidation) (warnings []st
 	if fv == registry.FieldStrict {
 		return nil, errBadRequest("error strict decoding YAML: %v", derr)
 	}
-	msg := derr.Error()
-	for _, p := range yamlErrorPrefixes {
-		if rest, ok := strings.CutPrefix(msg, p); ok {
-			for _, line := range strings.Split(rest, "\n") {
-				warnings = append(warnings, strings.TrimSpace(line))
-			}
-			return warnings, nil
-		}
-	}
-	return []string{msg}, nil
+	return yamlWarnings(derr.Error()), nil
 }
