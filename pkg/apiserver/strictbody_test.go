@@ -26,9 +26,9 @@ func TestStrictBodies(t *testing.T) {
 	}
 	tests := []struct {
 		name, method, path, contentType, body string
-		wantCode                               int
-		wantMessage                            string
-		wantWarnings                           []string
+		wantCode                              int
+		wantMessage                           string
+		wantWarnings                          []string
 	}{
 		{"YAML duplicate, Strict", "POST", cms + "?fieldValidation=Strict", yamlType, yamlDup("y1"), 400,
 			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: yaml: unmarshal errors:` + "\n" + `  line 7: key "foo" already set in map`, nil},
