@@ -52,6 +52,7 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 			TracksGeneration:  true,
 			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
 			StorageVersion:    storageVersion,
+			Verbs:             customResourceVerbs,
 		}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			r.Schema = v.Schema.OpenAPIV3Schema
@@ -83,6 +84,10 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 	}
 	return out, nil
 }
+
+// customResourceVerbs are a custom resource's verbs in the order
+// kube-apiserver lists them in discovery.
+var customResourceVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // builtinGroups may not be taken by custom resources.
 var builtinGroups = []string{"", "events.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io", "authentication.k8s.io", "autoscaling"}

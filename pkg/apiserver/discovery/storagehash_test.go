@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/setpoint-dev/setpoint/pkg/registry"
@@ -60,5 +61,33 @@ func TestStorageVersionHash(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCustomResourceVerbs checks a custom resource's verbs in both
+// discovery documents: every verb, in the order kube-apiserver lists
+// them.
+func TestCustomResourceVerbs(t *testing.T) {
+	rs, err := registry.FromCRD(map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{
+			"group": "example.com", "scope": "Namespaced",
+			"names":    map[string]any{"kind": "Widget", "plural": "widgets"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true}},
+		},
+	})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("FromCRD: %d resources, %v", len(rs), err)
+	}
+	want := []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	legacy := legacyResources(rs)
+	if got := []string(legacy[0].Verbs); !slices.Equal(got, want) {
+		t.Errorf("legacy verbs %v, want %v", got, want)
+	}
+	for _, v := range want {
+		if !rs[0].Serves(v) {
+			t.Errorf("custom resource does not serve %s", v)
+		}
 	}
 }
