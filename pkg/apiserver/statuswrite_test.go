@@ -60,3 +60,38 @@ func TestStatusWriteKeeps(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespaceStatusPhase checks kube-apiserver's rule for a namespace's
+// phase on status writes: Active unless it is being deleted, then
+// Terminating; an empty phase is Active.
+func TestNamespaceStatusPhase(t *testing.T) {
+	c := newClient(t)
+	c.createNamespace("live")
+	c.createNamespace("dying")
+	c.must(http.StatusOK, "DELETE", "/api/v1/namespaces/dying", nil)
+	tests := []struct {
+		name, ns, phase string
+		wantCode        int
+		wantMessage     string
+	}{
+		{"active stays active", "live", "Active", 200, ""},
+		{"empty phase is active", "live", "", 200, ""},
+		{"terminating without deletion", "live", "Terminating", 422, "Namespace \"live\" is invalid: status.Phase: Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty"},
+		{"unknown phase", "live", "Bogus", 422, "Namespace \"live\" is invalid: status.Phase: Invalid value: \"Bogus\": may only be 'Active' if `deletionTimestamp` is empty"},
+		{"active while deleted", "dying", "Active", 422, "Namespace \"dying\" is invalid: status.Phase: Invalid value: \"Active\": may only be 'Terminating' if `deletionTimestamp` is not empty"},
+		{"terminating while deleted", "dying", "Terminating", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.do("PATCH", "/api/v1/namespaces/"+tt.ns+"/status", `{"status":{"phase":"`+tt.phase+`"}}`, "Content-Type", "application/merge-patch+json")
+			if r.code != tt.wantCode {
+				t.Fatalf("got %d, want %d: %s", r.code, tt.wantCode, r.body)
+			}
+			if tt.wantMessage != "" {
+				if got := r.json(t)["message"]; got != tt.wantMessage {
+					t.Errorf("message\n got %v\nwant %s", got, tt.wantMessage)
+				}
+			}
+		})
+	}
+}

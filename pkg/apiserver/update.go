@@ -129,7 +129,9 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 	case "status":
 		if ss, ok := res.Strategy.(registry.StatusStrategy); ok {
 			next = u
-			ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object))
+			if errs := ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object)); len(errs) > 0 {
+				return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+			}
 			break
 		}
 		next = old.DeepCopy()
