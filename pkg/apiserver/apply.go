@@ -67,10 +67,14 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	if err != nil {
 		return err
 	}
+	dupWarnings, dupErr := applyDuplicateKeys(body, fv)
 	merge := func(live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
 		out, err := fm.Apply(live, patch.DeepCopy(), manager, force)
 		if err != nil {
 			return nil, nil, applyError(err)
+		}
+		if dupErr != nil {
+			return nil, nil, dupErr
 		}
 		u, ok := out.(*unstructured.Unstructured)
 		if !ok {
@@ -84,6 +88,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 		if err != nil {
 			return nil, nil, toStatus(err, res.GroupResource(), req.name)
 		}
+		warnings = append(append([]string(nil), dupWarnings...), warnings...)
 		u = &unstructured.Unstructured{Object: obj}
 		if err := checkTypeMeta(u, res); err != nil {
 			return nil, nil, err

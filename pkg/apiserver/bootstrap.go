@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -15,35 +16,71 @@ import (
 // uses kube-system, node leases live in kube-node-lease.
 var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
+// defaultSystemNamespaceInterval is how often kube-apiserver's system
+// namespaces controller checks that they exist.
+const defaultSystemNamespaceInterval = time.Minute
+
 // bootstrap creates what a new cluster has before it serves.
 func (s *Server) bootstrap(ctx context.Context) error {
+	return s.ensureSystemNamespaces(ctx)
+}
+
+// keepSystemNamespaces recreates a missing system namespace every
+// Config.SystemNamespaceInterval until ctx ends, as kube-apiserver does:
+// the deletable ones (kube-node-lease) and any removed behind the API's
+// back come back. A namespace still terminating is left to finish.
+func (s *Server) keepSystemNamespaces(ctx context.Context) {
+	t := time.NewTicker(s.cfg.SystemNamespaceInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.ensureSystemNamespaces(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("cannot recreate a system namespace", "err", err)
+		}
+	}
+}
+
+// ensureSystemNamespaces creates each system namespace that does not
+// exist.
+func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 	res, ok := s.namespaces()
 	if !ok {
 		return nil
 	}
+	var errs []error
 	for _, name := range systemNamespaces {
 		key := res.Key("", name)
 		if _, err := s.store.Get(ctx, key); err == nil {
 			continue
 		} else if !errors.Is(err, storage.ErrNotFound) {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 		u.SetName(name)
 		now := s.now()
 		prepareCreateMeta(u, now, res.TracksGeneration)
 		if res.Strategy != nil {
-			if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
-				return fmt.Errorf("apiserver: bootstrap namespace %s: %v", name, errs.ToAggregate())
+			if fe := res.Strategy.PrepareForCreate(now, u.Object); len(fe) > 0 {
+				errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %v", name, fe.ToAggregate()))
+				continue
 			}
 		}
 		val, err := storedBytes(u)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
-		if _, err := s.store.Create(ctx, key, val); err != nil && !errors.Is(err, storage.ErrAlreadyExists) {
-			return fmt.Errorf("apiserver: bootstrap namespace %s: %w", name, err)
+		switch _, err := s.store.Create(ctx, key, val); {
+		case err == nil:
+			s.log.Info("created system namespace", "namespace", name)
+		case !errors.Is(err, storage.ErrAlreadyExists):
+			errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %w", name, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -40,6 +41,10 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	if res.Namespaced {
 		switch ns := u.GetNamespace(); {
+		case req.namespace == "":
+			// An empty namespace segment in the URL: kube-apiserver
+			// clears the object's namespace, then finds it missing.
+			return errInvalid(res.GroupVersionKind().GroupKind(), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
 		case ns == "":
 			u.SetNamespace(req.namespace)
 		case ns != req.namespace:

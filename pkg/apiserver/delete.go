@@ -116,6 +116,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, req *request) er
 	if err != nil {
 		return err
 	}
+	if g, ok := req.res.Strategy.(registry.DeleteGuard); ok {
+		if err := g.CheckDelete(req.name); err != nil {
+			return err
+		}
+	}
 	ctx := r.Context()
 	kv, err := s.store.Get(ctx, req.res.Key(req.namespace, req.name))
 	if err != nil {

@@ -130,6 +130,9 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 			if err != nil {
 				b = o.JSON
 			}
+			if res.Typed {
+				b = withoutTypeMeta(b)
+			}
 			bw.Write(b)
 		}
 		bw.WriteString("]}\n")

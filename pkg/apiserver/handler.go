@@ -25,6 +25,9 @@ type request struct {
 	// apply marks a server-side apply, which records its managed fields
 	// itself.
 	apply bool
+	// emptyNamespace marks a URL whose namespace segment is empty
+	// (/namespaces//configmaps).
+	emptyNamespace bool
 }
 
 func (s *Server) buildHandler() http.Handler {
@@ -153,6 +156,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	switch {
 	case len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize")):
 		req.namespace = parts[1]
+		req.emptyNamespace = parts[1] == ""
 		resource = parts[2]
 		parts = parts[3:]
 	case len(parts) >= 1:
@@ -202,7 +206,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	default:
 		return nil, errPathNotFound()
 	}
-	if req.name != "" && res.Namespaced && req.namespace == "" {
+	if req.name != "" && res.Namespaced && req.namespace == "" && !req.emptyNamespace {
 		return nil, errPathNotFound()
 	}
 	collection := req.name == ""
@@ -224,14 +228,17 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	case r.Method == http.MethodDelete && req.subresource == "":
 		req.verb = "delete"
 	default:
-		return req, errMethodNotAllowed(r.Method)
+		return req, errMethodNotAllowed()
 	}
 	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
 		req.subresource == "finalize" && req.verb != "update" {
-		return req, errMethodNotAllowed(r.Method)
+		return req, errMethodNotAllowed()
 	}
-	if !res.Serves(req.verb) {
-		return req, errMethodNotAllowed(r.Method)
+	if !res.Serves(req.verb) || !servedAcrossNamespaces(res, req) {
+		return req, errMethodNotAllowed()
+	}
+	if err := checkEmptyNamespace(res, req); err != nil {
+		return req, err
 	}
 	if err := checkQuery(req.verb, req.query); err != nil {
 		return req, err
@@ -240,6 +247,31 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// servedAcrossNamespaces reports whether a request without a namespace
+// is served: across every namespace a namespaced kind can only be listed
+// and watched, as kube-apiserver routes it.
+func servedAcrossNamespaces(res *registry.Resource, req *request) bool {
+	if !res.Namespaced || req.namespace != "" || req.emptyNamespace {
+		return true
+	}
+	return req.verb == "list" || req.verb == "watch"
+}
+
+// checkEmptyNamespace answers as kube-apiserver does a URL whose
+// namespace segment is empty: it is routed as a namespace, lists and
+// watches every namespace, creates nothing (the object loses its
+// namespace, a 422 in create) and refuses every other verb.
+func checkEmptyNamespace(res *registry.Resource, req *request) error {
+	if !req.emptyNamespace || !res.Namespaced {
+		return nil
+	}
+	switch req.verb {
+	case "list", "watch", "create":
+		return nil
+	}
+	return errBadRequest("Namespace parameter required.")
 }
 
 // waitRouting waits, briefly, until the watch cache has applied every

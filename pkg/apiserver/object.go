@@ -48,15 +48,16 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 	if err != nil {
 		return nil, nil, err
 	}
-	if body, err = jsonBody(bf, body, req.res.GroupVersionKind()); err != nil {
-		return nil, nil, err
-	}
 	fv, err := parseFieldValidation(req)
 	if err != nil {
 		return nil, nil, err
 	}
+	dup := yamlDuplicates(bf, body, fv)
+	if body, err = jsonBody(bf, body, req.res.GroupVersionKind()); err != nil {
+		return nil, nil, err
+	}
 	obj, warnings, err := req.res.Decode(body, fv)
-	if err != nil {
+	if warnings, err = strictBody(req.res, dup, fv, warnings, err); err != nil {
 		return nil, nil, toStatus(err, req.res.GroupResource(), req.name)
 	}
 	u := &unstructured.Unstructured{Object: obj}

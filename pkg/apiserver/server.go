@@ -40,6 +40,9 @@ type Config struct {
 	// BookmarkInterval is how often a watch that asked for bookmarks
 	// gets one; 0 means a minute, as kube-apiserver does.
 	BookmarkInterval time.Duration
+	// SystemNamespaceInterval is how often missing system namespaces
+	// are recreated; 0 means a minute, as kube-apiserver does.
+	SystemNamespaceInterval time.Duration
 	// CacheLimits bound each resource's event log.
 	CacheLimits watchcache.Limits
 	// Version is served at /version; zero fills in the defaults.
@@ -118,6 +121,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = defaultIdleTimeout
+	}
+	if cfg.SystemNamespaceInterval == 0 {
+		cfg.SystemNamespaceInterval = defaultSystemNamespaceInterval
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 5 * time.Second
@@ -198,7 +204,7 @@ func (s *Server) Start(ctx context.Context) error {
 			return
 		}
 		close(s.ready)
-		<-ctx.Done()
+		s.keepSystemNamespaces(ctx)
 		errc <- nil
 	})
 	var err error

@@ -81,9 +81,13 @@ func errTooLargeRV() *StatusError {
 	return e
 }
 
-func errMethodNotAllowed(verb string) *StatusError {
-	return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("%s is not supported on this path", verb))
+// errMethodNotAllowed is kube-apiserver's answer to a method no route
+// serves at a path: a fixed message and empty details.
+func errMethodNotAllowed() *StatusError {
+	e := newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource")
+	e.Status.Details = &metav1.StatusDetails{}
+	return e
 }
 
 func errUnsupportedMediaType(got string, accepted []string) *StatusError {
@@ -94,6 +98,13 @@ func errUnsupportedMediaType(got string, accepted []string) *StatusError {
 func errNotAcceptable(accepted []string) *StatusError {
 	return newStatus(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"only the following media types are accepted: "+joinComma(accepted))
+}
+
+// errForbidden refuses a request on one object, worded as kube-apiserver's
+// admission refusals are.
+func errForbidden(gr schema.GroupResource, name, reason string) *StatusError {
+	return withDetails(newStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
+		fmt.Sprintf("%s %q is forbidden: %s", gr.String(), name, reason)), gr, name)
 }
 
 func errUnauthorized() *StatusError {
@@ -127,9 +138,12 @@ func toStatus(err error, gr schema.GroupResource, name string) *StatusError {
 	var strict *registry.StrictError
 	var compacted *storage.CompactedError
 	var quota *storage.QuotaError
+	var forbidden *registry.ForbiddenError
 	switch {
 	case errors.As(err, &se):
 		return se
+	case errors.As(err, &forbidden):
+		return errForbidden(gr, name, forbidden.Reason)
 	case errors.As(err, &strict):
 		return errBadRequest("%s", strict.Error())
 	case errors.Is(err, registry.ErrDecode):

@@ -127,6 +127,13 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 	var next *unstructured.Unstructured
 	switch subresource {
 	case "status":
+		if ss, ok := res.Strategy.(registry.StatusStrategy); ok {
+			next = u
+			if errs := ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object)); len(errs) > 0 {
+				return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+			}
+			break
+		}
 		next = old.DeepCopy()
 		if st, ok := u.Object["status"]; ok {
 			next.Object["status"] = st

@@ -107,7 +107,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
-	f, err := negotiate(r.Header.Get("Accept"), req.res, targetWatch)
+	f, err := negotiateWatch(r.Header.Get("Accept"), req.res, p.endMarker)
 	if err != nil {
 		return err
 	}
@@ -394,7 +394,16 @@ func jsonFrame(typ string, obj []byte) []byte {
 func (ws *watchStream) sendBookmark(rev int64, end bool) {
 	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
 	if end {
-		meta["annotations"] = map[string]any{initialEventsEnd: "true"}
+		ann := map[string]any{initialEventsEnd: "true"}
+		blueprint, err := listBlueprint(ws.res, ws.f)
+		if err != nil {
+			ws.err = err
+			return
+		}
+		if blueprint != "" {
+			ann[initialEventsListBlueprint] = blueprint
+		}
+		meta["annotations"] = ann
 	}
 	b, _ := json.Marshal(map[string]any{"kind": ws.res.Kind, "apiVersion": ws.res.APIVersion(), "metadata": meta})
 	switch ws.f {

@@ -12,6 +12,9 @@ func Builtin() []*Resource {
 			SelectableFields: []string{"status.phase"},
 			Columns:          []Column{{Name: "Status", Type: "string", Path: ".status.phase", Description: "The phase of the namespace"}},
 			Strategy:         namespaceStrategy{},
+			// kube-apiserver offers no deletecollection of namespaces:
+			// one request must not be able to empty the cluster.
+			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"},
 		},
 		{
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
@@ -46,6 +49,7 @@ func Builtin() []*Resource {
 				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 				"involvedObject.fieldPath", "reason", "reportingComponent", "source=source.component", "type",
 			},
+			Strategy: coreEventStrategy{},
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},
@@ -59,6 +63,7 @@ func Builtin() []*Resource {
 			Namespaced: true, Typed: true,
 			SelectableFields: []string{
 				"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
 				"reason", "reportingController", "type",
 			},
 			Columns: []Column{

@@ -31,6 +31,14 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 	if listKind == "" {
 		listKind = n.Kind + "List"
 	}
+	// kube-apiserver names the storage version in discovery only when it
+	// is served.
+	storageVersion := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Served && v.Storage {
+			storageVersion = v.Name
+		}
+	}
 	var out []*Resource
 	for i, v := range crd.Spec.Versions {
 		if !v.Served {
@@ -43,6 +51,8 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 			Namespaced:        crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 			TracksGeneration:  true,
 			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
+			StorageVersion:    storageVersion,
+			Verbs:             customResourceVerbs,
 		}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			r.Schema = v.Schema.OpenAPIV3Schema
@@ -74,6 +84,10 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 	}
 	return out, nil
 }
+
+// customResourceVerbs are a custom resource's verbs in the order
+// kube-apiserver lists them in discovery.
+var customResourceVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // builtinGroups may not be taken by custom resources.
 var builtinGroups = []string{"", "events.k8s.io", "coordination.k8s.io", "apiextensions.k8s.io", "authentication.k8s.io", "autoscaling"}

@@ -3,7 +3,6 @@ package registry
 import (
 	"encoding/base64"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -12,17 +11,6 @@ import (
 // (kube's MaxSecretSize): such objects are read whole by every kubelet
 // and controller that mounts or watches them.
 const maxDataBytes = 1 << 20
-
-// configMapStrategy bounds a ConfigMap's data.
-type configMapStrategy struct{}
-
-func (configMapStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
-	return configMapDataSize(obj)
-}
-
-func (configMapStrategy) PrepareForUpdate(_ time.Time, obj, _ map[string]any) field.ErrorList {
-	return configMapDataSize(obj)
-}
 
 // configMapDataSize counts data and binaryData (decoded) together; the
 // error names no field, as kube's does, since it is about both.

@@ -25,6 +25,11 @@ func (r *Resource) FieldSet(obj map[string]any) fields.Set {
 		v, _ := Lookup(obj, path)
 		set[name] = str(v)
 	}
+	if fv, ok := r.Strategy.(FieldValuer); ok {
+		for k, v := range fv.FieldValues(obj) {
+			set[k] = v
+		}
+	}
 	return set
 }
 

@@ -289,3 +289,36 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestEventSourceField checks core/v1 Events' "source" selector: the
+// source component, or else the reporting controller, as kube-apiserver
+// selects Events written by the events.k8s.io recorders.
+func TestEventSourceField(t *testing.T) {
+	ev := builtin("", "events")
+	tests := []struct {
+		name                      string
+		obj                       map[string]any
+		wantSource, wantReporting string
+	}{
+		{"source only", map[string]any{"source": map[string]any{"component": "kubelet"}}, "kubelet", ""},
+		{"reporting controller only", map[string]any{"reportingComponent": "ctrl"}, "ctrl", "ctrl"},
+		{"both", map[string]any{"source": map[string]any{"component": "kubelet"}, "reportingComponent": "ctrl"}, "kubelet", "ctrl"},
+		{"empty source component", map[string]any{"source": map[string]any{"component": ""}, "reportingComponent": "ctrl"}, "ctrl", "ctrl"},
+		{"neither", map[string]any{}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.obj["metadata"] = map[string]any{"name": "e", "namespace": "demo"}
+			got := ev.FieldSet(tt.obj)
+			if got["source"] != tt.wantSource || got["reportingComponent"] != tt.wantReporting {
+				t.Errorf("source %q reportingComponent %q, want %q %q", got["source"], got["reportingComponent"], tt.wantSource, tt.wantReporting)
+			}
+		})
+	}
+	evv1 := builtin("events.k8s.io", "events")
+	for _, f := range []string{"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reportingController"} {
+		if !evv1.HasField(f) {
+			t.Errorf("events.k8s.io/v1 Events cannot be selected by %s", f)
+		}
+	}
+}

@@ -48,6 +48,10 @@ type Resource struct {
 	custom *customSchema
 	// Scale, when set, serves the scale subresource.
 	Scale *Scale
+	// StorageVersion is the version a custom resource's objects are
+	// written in, when the CRD serves it; built-in kinds are stored in
+	// the version they are served in and leave it empty.
+	StorageVersion string
 	// Verbs limits what the resource serves; nil is every verb of a
 	// stored resource. A resource that cannot be listed is not stored:
 	// the server answers its requests itself (SelfSubjectReview).

@@ -75,7 +75,7 @@ func (secretStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Er
 		obj["type"] = "Opaque"
 	}
 	mergeStringData(obj)
-	return secretDataSize(obj)
+	return append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
 }
 
 func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
@@ -83,7 +83,7 @@ func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) fie
 	if t, _ := obj["type"].(string); t == "" {
 		obj["type"] = old["type"]
 	}
-	errs := secretDataSize(obj)
+	errs := append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
 	if obj["type"] != old["type"] {
 		errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))
 	}

@@ -41,15 +41,17 @@ func TestDiscovery(t *testing.T) {
 		gv, name, kind string
 		namespaced     bool
 		shortNames     []string
+		verbs          []string // nil: wantVerbs
 	}{
-		{"v1", "namespaces", "Namespace", false, []string{"ns"}},
-		{"v1", "configmaps", "ConfigMap", true, []string{"cm"}},
-		{"v1", "secrets", "Secret", true, nil},
-		{"v1", "serviceaccounts", "ServiceAccount", true, []string{"sa"}},
-		{"v1", "events", "Event", true, []string{"ev"}},
-		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}},
-		{"coordination.k8s.io/v1", "leases", "Lease", true, nil},
-		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}},
+		// kube-apiserver serves no deletecollection of namespaces.
+		{"v1", "namespaces", "Namespace", false, []string{"ns"}, []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+		{"v1", "configmaps", "ConfigMap", true, []string{"cm"}, nil},
+		{"v1", "secrets", "Secret", true, nil, nil},
+		{"v1", "serviceaccounts", "ServiceAccount", true, []string{"sa"}, nil},
+		{"v1", "events", "Event", true, []string{"ev"}, nil},
+		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}, nil},
+		{"coordination.k8s.io/v1", "leases", "Lease", true, nil, nil},
+		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}, nil},
 	}
 	for _, legacy := range []bool{false, true} {
 		name := "aggregated"
@@ -96,8 +98,12 @@ func TestDiscovery(t *testing.T) {
 					t.Errorf("ServerGroupsAndResources: no %s in %s", want.name, want.gv)
 					continue
 				}
-				if got.Kind != want.kind || got.Namespaced != want.namespaced || !slices.Equal([]string(got.Verbs), wantVerbs) {
-					t.Errorf("%s %s: got kind %q namespaced %v verbs %v, want %q %v %v", want.gv, want.name, got.Kind, got.Namespaced, got.Verbs, want.kind, want.namespaced, wantVerbs)
+				verbs := wantVerbs
+				if want.verbs != nil {
+					verbs = want.verbs
+				}
+				if got.Kind != want.kind || got.Namespaced != want.namespaced || !slices.Equal([]string(got.Verbs), verbs) {
+					t.Errorf("%s %s: got kind %q namespaced %v verbs %v, want %q %v %v", want.gv, want.name, got.Kind, got.Namespaced, got.Verbs, want.kind, want.namespaced, verbs)
 				}
 				if want.shortNames != nil && !slices.Equal(got.ShortNames, want.shortNames) {
 					t.Errorf("%s %s: got shortNames %v, want %v", want.gv, want.name, got.ShortNames, want.shortNames)

@@ -50,6 +50,22 @@ func TestKubectl(t *testing.T) {
 		}
 	})
 
+	// kube-apiserver refuses to delete the namespaces clients and its
+	// own controllers depend on.
+	t.Run("protected namespaces", func(t *testing.T) {
+		t.Parallel()
+		k := kubectlFor(t)
+		for _, ns := range []string{"default", "kube-system", "kube-public"} {
+			want := `Error from server (Forbidden): namespaces "` + ns + `" is forbidden: this namespace may not be deleted`
+			if got := k.fails(t, "delete", "namespace", ns); !strings.Contains(got, want) {
+				t.Errorf("kubectl delete namespace %s: stderr %q, want %q", ns, got, want)
+			}
+			if got := str(k.getJSON(t, "namespace", ns), "status.phase"); got != "Active" {
+				t.Errorf("namespace %s: phase %q after the refused delete, want Active", ns, got)
+			}
+		}
+	})
+
 	t.Run("api-resources", func(t *testing.T) {
 		t.Parallel()
 		k := kubectlFor(t)

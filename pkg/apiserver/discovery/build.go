@@ -192,10 +192,14 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 			ShortNames:   r.ShortNames,
 			Categories:   r.Categories,
 		}
-		if r.Typed && r.Stored() {
+		switch {
+		case r.StorageVersion != "":
+			// Every served version of a custom resource names the one
+			// its objects are stored in.
+			a.StorageVersionHash = storageVersionHash(r.Group, r.StorageVersion, r.Kind)
+		case r.Typed && r.Stored():
 			// Built-in kinds are stored in the version they are served
-			// in. A custom resource's storage version is not known
-			// here, so it goes without, which clients read as unknown.
+			// in.
 			a.StorageVersionHash = storageVersionHash(r.Group, r.Version, r.Kind)
 		}
 		out = append(out, a)
