@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// configMapKeyErrors checks a ConfigMap's keys in data and binaryData,
+// and that no key is in both.
 func configMapKeyErrors(obj map[string]any) field.ErrorList {
 	data, _ := obj["data"].(map[string]any)
 	binary, _ := obj["binaryData"].(map[string]any)
