@@ -42,6 +42,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	verbosity := fs.Int("v", 0, "log verbosity as kube components take it, instead of --log-level: 0 is info, 4 and above include debug")
 	accessLog := fs.Bool("access-log", false, "log every request: method, path, user, response code and latency (never credentials)")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
+	idleTimeout := fs.Duration("idle-timeout", 90*time.Second, "how long a keep-alive connection may sit idle before the server closes it")
 	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -53,8 +54,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
 		return 2
 	}
-	if *requestTimeout <= 0 || *watchWriteTimeout <= 0 {
-		fmt.Fprintf(stderr, "setpoint server: --request-timeout and --watch-write-timeout must be positive\n")
+	if *requestTimeout <= 0 || *watchWriteTimeout <= 0 || *idleTimeout <= 0 {
+		fmt.Fprintf(stderr, "setpoint server: --request-timeout, --idle-timeout and --watch-write-timeout must be positive\n")
 		return 2
 	}
 	disabled, err := controllers.ParseSelection(*ctrls)
@@ -75,7 +76,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
-	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, WatchWriteTimeout: *watchWriteTimeout}
+	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, acfg, copts, *quota); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
