@@ -36,6 +36,10 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
+	var limits inflightLimits
+	fs.IntVar(&limits.readOnly, "max-requests-inflight", apiserver.DefaultMaxRequestsInflight, "most read-only requests served at once, watches aside; 0 for no limit")
+	fs.IntVar(&limits.mutating, "max-mutating-requests-inflight", apiserver.DefaultMaxMutatingRequestsInflight, "most mutating requests served at once; 0 for no limit")
+	fs.IntVar(&limits.watches, "max-watches", apiserver.DefaultMaxWatches, "most watches open at once; 0 for no limit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -57,14 +61,18 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
-	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts); err != nil {
+	if err := limits.check(); err != nil {
+		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
+	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, copts, limits); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options) error {
+func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, copts controllers.Options, limits inflightLimits) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
@@ -102,12 +110,14 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	}
 	defer store.Close()
 
-	api, err := apiserver.New(apiserver.Config{
+	cfg := apiserver.Config{
 		Storage:       store,
-		Authenticator: credentials.NewAuthenticator(creds.AdminToken),
+		Authenticator: creds.Authenticator(),
 		Logger:        logger,
 		StorageSize:   size,
-	})
+	}
+	limits.apply(&cfg)
+	api, err := apiserver.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -156,9 +166,10 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 			return
 		}
 		// The controllers are clients of this server like any other,
-		// over loopback with the admin credentials.
+		// over loopback, as the server's own identity so that the
+		// in-flight limits never starve them.
 		loopback := &rest.Config{
-			Host: url, BearerToken: creds.AdminToken,
+			Host: url, BearerToken: creds.LoopbackToken,
 			TLSClientConfig: rest.TLSClientConfig{CAData: creds.CAPEM},
 			QPS:             -1,
 		}

@@ -45,6 +45,16 @@ type Config struct {
 	// ShutdownTimeout is how long Run waits for requests in flight when
 	// it stops, before closing connections; 0 means five seconds.
 	ShutdownTimeout time.Duration
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// read-only and the mutating requests served at once; past them a
+	// request gets 429 with Retry-After. MaxWatches bounds open watches,
+	// which neither of the others counts. LeaseRequestsInflight are seats
+	// reserved for leases in kube-system and kube-node-lease (leader
+	// election, heartbeats), used before the shared pool. 0 means the
+	// default (400, 200, 1000, 20); negative means no limit. The server's
+	// own clients (the loopback identity) are never limited.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	MaxWatches, LeaseRequestsInflight                int
 }
 
 // Authenticator decides whether a request carries valid credentials.
@@ -65,6 +75,7 @@ type Server struct {
 	handler   http.Handler
 	fields    fieldManagers
 	openapi   *openapi.Service
+	inflight  *inflight
 
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
@@ -101,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		discovery: discovery.New(cfg.Registry),
 		metrics:   metrics.New(),
 		ready:     make(chan struct{}),
+		inflight:  newInflight(cfg),
 	}
 	s.fields.s = s
 	s.openapi = openapi.NewService()
