@@ -24,6 +24,9 @@ func TestRun(t *testing.T) {
 		{args: []string{"version", "-x"}, wantCode: 2, wantStderr: "flag provided but not defined"},
 		{args: []string{"server", "--storage", "nope"}, wantCode: 2, wantStderr: "--storage must be bolt or memory"},
 		{args: []string{"server", "extra"}, wantCode: 2, wantStderr: "unexpected arguments"},
+		{args: []string{"server", "--max-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-requests-inflight must not be negative"},
+		{args: []string{"server", "--max-mutating-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-mutating-requests-inflight must not be negative"},
+		{args: []string{"server", "--max-watches", "-2"}, wantCode: 2, wantStderr: "--max-watches must not be negative"},
 		{args: []string{"nope"}, wantCode: 2, wantStderr: `unknown command "nope"`},
 	}
 	for _, tt := range tests {
