@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/controllers"
 )
 
 // loopbackClient reaches srv as the server's own identity, the one the
@@ -219,4 +221,49 @@ func TestInflightWatchesApart(t *testing.T) {
 	if r := c.do("GET", "/api/v1/configmaps?watch=1&timeoutSeconds=1", nil); r.code != http.StatusOK {
 		t.Errorf("watch after one ended: got %d, want 200", r.code)
 	}
+}
+
+// TestControllersUnderSaturation: with every pool the admin can use held
+// (mutating, watches, the reserved lease seats), the built-in controllers,
+// on the loopback identity, still renew their lease and finish a namespace
+// deletion.
+func TestControllersUnderSaturation(t *testing.T) {
+	srv := apiservertest.StartWith(t, apiservertest.Options{
+		Configure: func(cfg *apiserver.Config) {
+			cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight, cfg.MaxWatches, cfg.LeaseRequestsInflight = 1, 1, 1, 1
+		},
+		Controllers: func(ctx context.Context, cfg *rest.Config) error {
+			return controllers.Run(ctx, cfg, controllers.Options{LeaderElection: true, Logger: slog.New(slog.DiscardHandler)})
+		},
+	})
+	admin, self := clientFor(t, srv), loopbackClient(t, srv)
+	const lease = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/setpoint-controllers"
+	var renewed string
+	waitFor(t, "the controllers' lease", func() bool {
+		r := self.do("GET", lease, nil)
+		if r.code != http.StatusOK {
+			return false
+		}
+		renewed = str(r.json(t)["spec"].(map[string]any)["renewTime"])
+		return renewed != ""
+	})
+
+	hold(admin, "GET", "/api/v1/namespaces/default/configmaps?watch=1")
+	hold(admin, "POST", "/api/v1/namespaces/default/configmaps")
+	hold(admin, "POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")
+	waitGauge(admin, inflightMetric, mutatingLabel, 2)
+	if r := admin.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"doomed"}}`); r.code != http.StatusTooManyRequests {
+		t.Fatalf("admin create while saturated: got %d, want 429", r.code)
+	}
+
+	self.must(http.StatusCreated, "POST", "/api/v1/namespaces", `{"metadata":{"name":"doomed"}}`)
+	self.must(http.StatusCreated, "POST", "/api/v1/namespaces/doomed/configmaps", configMap("doomed", "c", nil))
+	self.must(http.StatusOK, "DELETE", "/api/v1/namespaces/doomed", nil)
+	waitFor(t, "the namespace controller to finish the deletion", func() bool {
+		return self.do("GET", "/api/v1/namespaces/doomed", nil).code == http.StatusNotFound
+	})
+	waitFor(t, "the lease to be renewed", func() bool {
+		r := self.do("GET", lease, nil)
+		return r.code == http.StatusOK && str(r.json(t)["spec"].(map[string]any)["renewTime"]) != renewed
+	})
 }
