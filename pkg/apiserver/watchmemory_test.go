@@ -122,8 +122,14 @@ func TestWatchInitialStateMemory(t *testing.T) {
 			streamed := uint64(watchers * bigObjects * bigValueSize)
 			alloc := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%d watchers streamed %d MiB of initial state, allocating %d MiB", watchers, streamed>>20, alloc>>20)
-			if alloc > streamed/4 {
-				t.Errorf("allocated %d MiB to stream %d MiB of initial state: want under a quarter", alloc>>20, streamed>>20)
+			// Copying frames allocated at least what was streamed; what is
+			// left is per request, and grows under the race detector.
+			bound := streamed / 4
+			if raceEnabled {
+				bound = streamed / 2
+			}
+			if alloc > bound {
+				t.Errorf("allocated %d MiB to stream %d MiB of initial state: want under %d MiB", alloc>>20, streamed>>20, bound>>20)
 			}
 		})
 	}
