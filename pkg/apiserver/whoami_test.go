@@ -54,7 +54,7 @@ func TestSelfSubjectReview(t *testing.T) {
 			c:          loopbackClient(t, apiservertest.Start(t)),
 			body:       selfSubjectReview,
 			wantUser:   "system:apiserver",
-			wantGroups: []any{"system:masters", "system:authenticated"},
+			wantGroups: []any{"system:authenticated", "system:masters"},
 		},
 		{
 			name:       "no authenticator",

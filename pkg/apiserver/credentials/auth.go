@@ -1,8 +1,10 @@
 package credentials
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -36,12 +38,23 @@ func NewAuthenticator(token string) *Authenticator {
 }
 
 // WithLoopback returns a copy of a that also admits token as LoopbackUser,
-// the identity of the server's built-in controllers. An empty token adds
-// nobody.
+// the identity of the server's built-in controllers, with a UID of its own
+// as kube-apiserver gives its loopback user. An empty token adds nobody.
 func (a *Authenticator) WithLoopback(token string) *Authenticator {
 	b := *a
-	b.loopback = newTokenUser(token, LoopbackUser)
+	u := LoopbackUser
+	u.UID = newUID()
+	b.loopback = newTokenUser(token, u)
 	return &b
+}
+
+// newUID returns a random UUID (version 4).
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // Authenticate reports whether r carries "Authorization: Bearer <token>"
@@ -62,12 +75,13 @@ var AdminUser = authenticationv1.UserInfo{
 // kube-apiserver names its loopback client.
 const LoopbackUsername = "system:apiserver"
 
-// LoopbackUser is who the loopback token authenticates as. The server
-// tells its own traffic apart by this identity (see apiserver's in-flight
-// limits), which is why it is not the admin's.
+// LoopbackUser is who the loopback token authenticates as, in
+// kube-apiserver's groups for it. The server tells its own traffic apart
+// by this identity (see apiserver's in-flight limits), which is why it is
+// not the admin's.
 var LoopbackUser = authenticationv1.UserInfo{
 	Username: LoopbackUsername,
-	Groups:   []string{"system:masters", "system:authenticated"},
+	Groups:   []string{"system:authenticated", "system:masters"},
 }
 
 // Identify returns who a request's bearer token belongs to.

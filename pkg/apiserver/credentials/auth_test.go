@@ -94,7 +94,11 @@ func TestCredentialsLoopbackToken(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", "/api", nil)
 	r.Header.Set("Authorization", "Bearer "+c.LoopbackToken)
-	if info, ok := c.Authenticator().Identify(r); !ok || info.Username != LoopbackUsername {
+	info, ok := c.Authenticator().Identify(r)
+	if !ok || info.Username != LoopbackUsername {
 		t.Errorf("loopback token identifies as %q, %v; want %q", info.Username, ok, LoopbackUsername)
+	}
+	if len(info.UID) != 36 || info.UID == c.Authenticator().loopback.user.UID {
+		t.Errorf("loopback UID %q: want a UUID of each authenticator's own", info.UID)
 	}
 }
