@@ -61,7 +61,9 @@ func waitGauge(c *client, name, labels string, want float64) {
 }
 
 // hold sends a request that stays in flight until the test ends or the
-// returned func is called: a write whose body never ends, or a watch.
+// returned func is called: a write whose body never ends, a watch, or a
+// read whose response is larger than the HTTP/2 stream window and is not
+// read.
 func hold(c *client, method, path string) (stop func()) {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(c.t.Context())
@@ -87,7 +89,7 @@ func hold(c *client, method, path string) (stop func()) {
 			return
 		}
 		started <- resp.StatusCode
-		_, _ = io.Copy(io.Discard, resp.Body)
+		<-ctx.Done()
 		resp.Body.Close()
 	}()
 	if pw != nil {
@@ -125,16 +127,17 @@ func TestInflightLimits(t *testing.T) {
 	admin.createNamespace("busy")
 	self.must(http.StatusCreated, "POST", "/api/v1/namespaces/busy/configmaps", configMap("busy", "existing", nil))
 
+	// Over 7 MiB of ConfigMaps: a list of them outgrows the client's 4 MiB
+	// stream window, so the server blocks writing it while it is not read.
+	admin.createNamespace("bulk")
+	for i := range 8 {
+		self.must(http.StatusCreated, "POST", "/api/v1/namespaces/bulk/configmaps", configMap("bulk", fmt.Sprintf("c%d", i), map[string]any{"v": strings.Repeat("x", 900<<10)}))
+	}
+
 	hold(admin, "GET", "/api/v1/namespaces/busy/configmaps?watch=1")
 	hold(admin, "POST", "/api/v1/namespaces/busy/configmaps")
 	waitGauge(admin, inflightMetric, mutatingLabel, 1)
-	// A list at a revision the server has not reached waits for it (3 s)
-	// and holds its read-only seat meanwhile.
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		admin.do("GET", "/api/v1/namespaces/busy/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan", nil)
-	}()
+	stopRead := hold(admin, "GET", "/api/v1/namespaces/bulk/configmaps")
 	waitGauge(admin, inflightMetric, readOnlyLabel, 1)
 
 	lease := func(ns, name string) map[string]any {
@@ -185,8 +188,9 @@ func TestInflightLimits(t *testing.T) {
 			}
 		})
 	}
-	<-readDone
+	stopRead()
 	// Once the holders are done, the seats come back.
+	waitGauge(admin, inflightMetric, readOnlyLabel, 0)
 	admin.must(http.StatusOK, "GET", "/api/v1/namespaces/busy/configmaps/existing", nil)
 	if got := gauge(admin, "apiserver_dropped_requests_total", readOnlyLabel); got != 3 {
 		t.Errorf("apiserver_dropped_requests_total%s = %v, want 3", readOnlyLabel, got)
