@@ -28,6 +28,9 @@ func TestRun(t *testing.T) {
 		{args: []string{"server", "-v=2", "--log-level", "debug"}, wantCode: 2, wantStderr: "give --log-level or -v, not both"},
 		{args: []string{"server", "-v=-1"}, wantCode: 2, wantStderr: "-v must be 0 or more"},
 		{args: []string{"server", "--request-timeout", "0s"}, wantCode: 2, wantStderr: "must be positive"},
+		{args: []string{"server", "--max-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-requests-inflight must not be negative"},
+		{args: []string{"server", "--max-mutating-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-mutating-requests-inflight must not be negative"},
+		{args: []string{"server", "--max-watches", "-2"}, wantCode: 2, wantStderr: "--max-watches must not be negative"},
 		{args: []string{"nope"}, wantCode: 2, wantStderr: `unknown command "nope"`},
 	}
 	for _, tt := range tests {

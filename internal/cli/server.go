@@ -44,6 +44,10 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
 	idleTimeout := fs.Duration("idle-timeout", 90*time.Second, "how long a keep-alive connection may sit idle before the server closes it")
 	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
+	var limits inflightLimits
+	fs.IntVar(&limits.readOnly, "max-requests-inflight", apiserver.DefaultMaxRequestsInflight, "most read-only requests served at once, watches aside; 0 for no limit")
+	fs.IntVar(&limits.mutating, "max-mutating-requests-inflight", apiserver.DefaultMaxMutatingRequestsInflight, "most mutating requests served at once; 0 for no limit")
+	fs.IntVar(&limits.watches, "max-watches", apiserver.DefaultMaxWatches, "most watches open at once; 0 for no limit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,6 +81,11 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
 	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
+	if err := limits.check(); err != nil {
+		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
+	limits.apply(&acfg)
 	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, acfg, copts, *quota); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
@@ -157,7 +166,7 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 	defer store.Close()
 
 	acfg.Storage = store
-	acfg.Authenticator = credentials.NewAuthenticator(creds.AdminToken)
+	acfg.Authenticator = creds.Authenticator()
 	acfg.Logger = logger
 	acfg.StorageSize = size
 	api, err := apiserver.New(acfg)
@@ -211,9 +220,10 @@ func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig
 			return
 		}
 		// The controllers are clients of this server like any other,
-		// over loopback with the admin credentials.
+		// over loopback, as the server's own identity so that the
+		// in-flight limits never starve them.
 		loopback := &rest.Config{
-			Host: url, BearerToken: creds.AdminToken,
+			Host: url, BearerToken: creds.LoopbackToken,
 			TLSClientConfig: rest.TLSClientConfig{CAData: creds.CAPEM},
 			QPS:             -1,
 		}

@@ -47,7 +47,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveHealth(w, r, endpoint)
 		return
 	}
-	if a := s.cfg.Authenticator; a != nil && !a.Authenticate(r) {
+	r, ok := s.authenticate(r)
+	if !ok {
 		writeStatus(w, errUnauthorized())
 		return
 	}
@@ -85,9 +86,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeStatus(rw, toStatus(err, schema.GroupResource{}, ""))
 		return
 	}
-	mutating := req.verb != "get" && req.verb != "list" && req.verb != "watch"
-	done := s.metrics.Inflight(mutating)
-	defer done()
+	release, ok := s.admit(rw, r, req)
+	if !ok {
+		return
+	}
+	defer release()
 	if req.verb == "watch" {
 		end := s.metrics.LongRunning(labels)
 		defer end()

@@ -65,6 +65,16 @@ type Config struct {
 	// MaxObjectBytes bounds an object's encoding as stored; a write of a
 	// larger one is refused. 0 means DefaultMaxObjectBytes (1.5 MiB).
 	MaxObjectBytes int
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// read-only and the mutating requests served at once; past them a
+	// request gets 429 with Retry-After. MaxWatches bounds open watches,
+	// which neither of the others counts. LeaseRequestsInflight are seats
+	// reserved for leases in kube-system and kube-node-lease (leader
+	// election, heartbeats), used before the shared pool. 0 means the
+	// default (400, 200, 1000, 20); negative means no limit. The server's
+	// own clients (the loopback identity) are never limited.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	MaxWatches, LeaseRequestsInflight                int
 }
 
 // Authenticator decides whether a request carries valid credentials.
@@ -85,6 +95,7 @@ type Server struct {
 	handler   http.Handler
 	fields    fieldManagers
 	openapi   *openapi.Service
+	inflight  *inflight
 
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
@@ -139,6 +150,7 @@ func New(cfg Config) (*Server, error) {
 		ready:        make(chan struct{}),
 		bootstrapped: make(chan struct{}),
 		logProbe:     probe,
+		inflight:     newInflight(cfg),
 	}
 	s.fields.s = s
 	s.openapi = openapi.NewService()

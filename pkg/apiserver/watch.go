@@ -322,13 +322,32 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 	var err error
 	switch ws.f {
 	case fmtJSON:
-		build := func() ([]byte, error) { return jsonFrame(typ, obj), nil }
-		if shared {
-			frame, err = ev.Memo(slot, build)
-		} else {
-			frame, err = build()
+		if !shared {
+			// The initial state, above all: the frame is written in
+			// pieces around the cached bytes instead of being built for
+			// each watcher.
+			ws.emit([]byte(`{"type":"`+typ+`","object":`), obj, []byte("}\n"))
+			return
 		}
+		frame, err = ev.Memo(slot, func() ([]byte, error) { return jsonFrame(typ, obj), nil })
 	case fmtProtobuf:
+		if served && !(shared && slot < 3) {
+			// As for JSON: the object's kept message is written between
+			// the frame's head and tail, not copied into a frame.
+			gvk := ws.res.GroupVersionKind()
+			item, err := protoItem(gvk, o)
+			if err != nil {
+				ws.err = err
+				return
+			}
+			head, tail, err := protobuf.Default().WatchFrameParts(typ, gvk, len(item))
+			if err != nil {
+				ws.err = err
+				return
+			}
+			ws.emit(head, item, tail)
+			return
+		}
 		build := func() ([]byte, error) { return protoFrame(ws.res.GroupVersionKind(), typ, obj) }
 		if served {
 			build = func() ([]byte, error) { return protoObjectFrame(ws.res.GroupVersionKind(), typ, o) }
@@ -361,13 +380,40 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		ws.err = err
 		return
 	}
-	ws.buf.Write(frame)
-	ws.s.metrics.WatchEvent(ws.res.Group, ws.res.Version, ws.res.Plural, len(frame))
+	ws.emit(frame)
+}
+
+// emit writes one event frame given as consecutive pieces. Small pieces
+// are buffered; a piece of flushBytes or more (a large object, or a frame
+// shared by all watchers) goes straight to the client without a copy, so
+// a watch's buffer stays near flushBytes whatever the objects' size and
+// however many objects its initial state holds.
+func (ws *watchStream) emit(parts ...[]byte) {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+		if len(p) < flushBytes {
+			ws.buf.Write(p)
+			continue
+		}
+		ws.flush()
+		ws.writeThrough(p)
+	}
+	ws.s.metrics.WatchEvent(ws.res.Group, ws.res.Version, ws.res.Plural, size)
 	if ws.buf.Len() >= flushBytes {
 		// A large initial state streams out as it is encoded rather than
 		// being held whole.
 		ws.flush()
 	}
+}
+
+// writeThrough writes b, which the caller does not change, as flush writes
+// the buffer: b stands in for the buffer during one flush.
+func (ws *watchStream) writeThrough(b []byte) {
+	kept := ws.buf
+	ws.buf = *bytes.NewBuffer(b)
+	ws.flush()
+	ws.buf = kept
 }
 
 // flushBytes is how much a watch stream buffers before writing; a buffer

@@ -50,6 +50,13 @@ func TestSelfSubjectReview(t *testing.T) {
 			wantGroups: []any{"system:masters", "system:authenticated"},
 		},
 		{
+			name:       "loopback token",
+			c:          loopbackClient(t, apiservertest.Start(t)),
+			body:       selfSubjectReview,
+			wantUser:   "system:apiserver",
+			wantGroups: []any{"system:authenticated", "system:masters"},
+		},
+		{
 			name:       "no authenticator",
 			c:          clientFor(t, anonymous),
 			body:       selfSubjectReview,

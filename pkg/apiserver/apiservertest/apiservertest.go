@@ -25,6 +25,10 @@ import (
 type Server struct {
 	// Config reaches the server as its admin.
 	Config *rest.Config
+	// Loopback reaches the server as the server itself
+	// (system:apiserver), the identity the built-in controllers use and
+	// the in-flight limits never refuse.
+	Loopback *rest.Config
 	// URL is the server's base URL.
 	URL string
 	// API is the server itself.
@@ -87,7 +91,7 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 	}
 	cfg := apiserver.Config{
 		Storage:       store,
-		Authenticator: credentials.NewAuthenticator(creds.AdminToken),
+		Authenticator: creds.Authenticator(),
 		Logger:        logger,
 		// Tests stop servers constantly; idle HTTP/2 clients would each
 		// hold a stop for a second.
@@ -126,9 +130,11 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 			QPS:             -1, // tests measure the server, not a client-side limiter
 		},
 	}
+	s.Loopback = rest.CopyConfig(s.Config)
+	s.Loopback.BearerToken = creds.LoopbackToken
 	ctrlDone := make(chan error, 1)
 	if opts.Controllers != nil {
-		go func() { ctrlDone <- opts.Controllers(ctx, s.Config) }()
+		go func() { ctrlDone <- opts.Controllers(ctx, s.Loopback) }()
 	} else {
 		ctrlDone <- nil
 	}

@@ -1,50 +1,67 @@
 package credentials
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"net/http"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
-// Authenticator admits requests carrying the admin bearer token.
+// Authenticator admits requests carrying the admin bearer token and, when
+// set, the server's own loopback token.
 type Authenticator struct {
+	admin    tokenUser
+	loopback tokenUser
+}
+
+// tokenUser is one bearer token and who it authenticates as.
+type tokenUser struct {
 	// sum is the SHA-256 of the token. Comparing fixed-size digests keeps
 	// the comparison constant-time even in the token's length.
 	sum   [sha256.Size]byte
 	valid bool
+	user  authenticationv1.UserInfo
 }
 
-// NewAuthenticator returns an Authenticator for token. An empty token admits
-// nobody, so a misconfigured server fails closed.
+func newTokenUser(token string, user authenticationv1.UserInfo) tokenUser {
+	return tokenUser{sum: sha256.Sum256([]byte(token)), valid: token != "", user: user}
+}
+
+// NewAuthenticator returns an Authenticator for the admin token. An empty
+// token admits nobody, so a misconfigured server fails closed.
 func NewAuthenticator(token string) *Authenticator {
-	return &Authenticator{sum: sha256.Sum256([]byte(token)), valid: token != ""}
+	return &Authenticator{admin: newTokenUser(token, AdminUser)}
 }
 
-// Authenticate reports whether r carries "Authorization: Bearer <token>".
+// WithLoopback returns a copy of a that also admits token as LoopbackUser,
+// the identity of the server's built-in controllers, with a UID of its own
+// as kube-apiserver gives its loopback user. An empty token adds nobody.
+func (a *Authenticator) WithLoopback(token string) *Authenticator {
+	b := *a
+	u := LoopbackUser
+	u.UID = newUID()
+	b.loopback = newTokenUser(token, u)
+	return &b
+}
+
+// newUID returns a random UUID (version 4).
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// Authenticate reports whether r carries "Authorization: Bearer <token>"
+// with a known token.
 func (a *Authenticator) Authenticate(r *http.Request) bool {
-	if a == nil || !a.valid || r == nil {
-		return false
-	}
-	// More than one Authorization header is ambiguous; refuse rather than
-	// pick one the way some proxy in front of us might not.
-	values := r.Header.Values("Authorization")
-	if len(values) != 1 {
-		return false
-	}
-	scheme, token, ok := strings.Cut(values[0], " ")
-	// RFC 9110 makes the scheme name case-insensitive.
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	token = strings.TrimSpace(token)
-	if token == "" {
-		return false
-	}
-	got := sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(got[:], a.sum[:]) == 1
+	_, ok := a.Identify(r)
+	return ok
 }
 
 // AdminUser is who the admin token authenticates as: a member of
@@ -54,10 +71,49 @@ var AdminUser = authenticationv1.UserInfo{
 	Groups:   []string{"system:masters", "system:authenticated"},
 }
 
-// Identify returns AdminUser for a request carrying the admin token.
+// LoopbackUsername is the user name of the server's own clients, as
+// kube-apiserver names its loopback client.
+const LoopbackUsername = "system:apiserver"
+
+// LoopbackUser is who the loopback token authenticates as, in
+// kube-apiserver's groups for it. The server tells its own traffic apart
+// by this identity (see apiserver's in-flight limits), which is why it is
+// not the admin's.
+var LoopbackUser = authenticationv1.UserInfo{
+	Username: LoopbackUsername,
+	Groups:   []string{"system:authenticated", "system:masters"},
+}
+
+// Identify returns who a request's bearer token belongs to.
 func (a *Authenticator) Identify(r *http.Request) (authenticationv1.UserInfo, bool) {
-	if !a.Authenticate(r) {
+	if a == nil || r == nil {
 		return authenticationv1.UserInfo{}, false
 	}
-	return AdminUser, true
+	// More than one Authorization header is ambiguous; refuse rather than
+	// pick one the way some proxy in front of us might not.
+	values := r.Header.Values("Authorization")
+	if len(values) != 1 {
+		return authenticationv1.UserInfo{}, false
+	}
+	scheme, token, ok := strings.Cut(values[0], " ")
+	// RFC 9110 makes the scheme name case-insensitive.
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return authenticationv1.UserInfo{}, false
+	}
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return authenticationv1.UserInfo{}, false
+	}
+	got := sha256.Sum256([]byte(token))
+	// Both comparisons always run, so timing does not tell which token
+	// was close.
+	admin := a.admin.valid && subtle.ConstantTimeCompare(got[:], a.admin.sum[:]) == 1
+	loopback := a.loopback.valid && subtle.ConstantTimeCompare(got[:], a.loopback.sum[:]) == 1
+	switch {
+	case admin:
+		return a.admin.user, true
+	case loopback:
+		return a.loopback.user, true
+	}
+	return authenticationv1.UserInfo{}, false
 }

@@ -29,6 +29,11 @@ type Credentials struct {
 	Serving tls.Certificate
 	// AdminToken is the bearer token that grants full access.
 	AdminToken string
+	// LoopbackToken is the bearer token of the server's own clients (the
+	// built-in controllers), authenticating as LoopbackUser. It is minted
+	// for each process and never stored, like kube-apiserver's loopback
+	// token, so it cannot leak through the data directory.
+	LoopbackToken string
 }
 
 // LoadOrCreate returns the credentials stored under opts.Dir, creating
@@ -76,7 +81,7 @@ func LoadOrCreate(opts Options) (*Credentials, error) {
 			return nil, err
 		}
 	}
-	return assemble(ca, serving, token), nil
+	return assemble(ca, serving, token)
 }
 
 // Generate makes a fresh CA, serving certificate and token in memory only,
@@ -98,10 +103,14 @@ func Generate(hosts []string, now time.Time) (*Credentials, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble(ca, serving, token), nil
+	return assemble(ca, serving, token)
 }
 
-func assemble(ca, serving *keyPair, token string) *Credentials {
+func assemble(ca, serving *keyPair, token string) (*Credentials, error) {
+	loopback, err := newToken()
+	if err != nil {
+		return nil, err
+	}
 	leaf := serving.cert
 	return &Credentials{
 		CAPEM: encodeCert(ca.cert),
@@ -110,8 +119,14 @@ func assemble(ca, serving *keyPair, token string) *Credentials {
 			PrivateKey:  serving.key,
 			Leaf:        leaf,
 		},
-		AdminToken: token,
-	}
+		AdminToken:    token,
+		LoopbackToken: loopback,
+	}, nil
+}
+
+// Authenticator admits both the admin token and the loopback token.
+func (c *Credentials) Authenticator() *Authenticator {
+	return NewAuthenticator(c.AdminToken).WithLoopback(c.LoopbackToken)
 }
 
 // CertPool returns a pool holding only the CA, for clients of this server.

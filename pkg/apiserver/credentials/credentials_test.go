@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/x509"
 	"encoding/pem"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -430,4 +431,34 @@ func snapshot(t *testing.T, dir string) string {
 		b.WriteString(e.Name() + ":" + string(data) + ";")
 	}
 	return b.String()
+}
+
+// The loopback token lives only as long as the process: a restart mints a
+// new one and nothing in the data directory holds it.
+func TestLoopbackTokenNotStored(t *testing.T) {
+	dir := t.TempDir()
+	a := mustLoad(t, Options{Dir: dir, Now: clock(t0)})
+	b := mustLoad(t, Options{Dir: dir, Now: clock(t0)})
+	if a.AdminToken != b.AdminToken {
+		t.Fatal("admin token changed between loads")
+	}
+	if a.LoopbackToken == "" || a.LoopbackToken == b.LoopbackToken {
+		t.Errorf("loopback tokens %q and %q: want a fresh one per load", a.LoopbackToken, b.LoopbackToken)
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), b.LoopbackToken) {
+			t.Errorf("%s holds the loopback token", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

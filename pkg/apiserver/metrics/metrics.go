@@ -147,6 +147,8 @@ type Metrics struct {
 	sli         *prometheus.HistogramVec
 	longRunning *prometheus.GaugeVec
 	inflight    *prometheus.GaugeVec
+	dropped     *prometheus.CounterVec
+	terminated  *prometheus.CounterVec
 	watchEvents *prometheus.CounterVec
 	watchSizes  *prometheus.HistogramVec
 	storage     *storageCollector
@@ -216,6 +218,14 @@ func New() *Metrics {
 			Name: "apiserver_current_inflight_requests",
 			Help: "Number of requests this apiserver is executing, per request kind.",
 		}, []string{"request_kind"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_dropped_requests_total",
+			Help: "Number of requests dropped with 'Try again later' response",
+		}, []string{"request_kind"}),
+		terminated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_terminations_total",
+			Help: "Number of requests which apiserver terminated in self-defense.",
+		}, []string{"verb", "group", "version", "resource", "subresource", "scope", "component", "code"}),
 		watchEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apiserver_watch_events_total",
 			Help: "Number of events sent in watch clients",
@@ -234,6 +244,7 @@ func New() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.durations, m.sli, m.longRunning, m.inflight,
+		m.dropped, m.terminated,
 		m.watchEvents, m.watchSizes, m.storage,
 	)
 	for i, kind := range [2]string{ReadOnlyKind, MutatingKind} {
@@ -351,6 +362,18 @@ func (m *Metrics) Inflight(mutating bool) (done func()) {
 	}
 	m.inflightGauges[i].Inc()
 	return m.inflightDone[i]
+}
+
+// Dropped records a request refused with 429 because its kind ("readOnly"
+// or "mutating") had no seat left: in apiserver_dropped_requests_total and,
+// as a termination in self-defense, in
+// apiserver_request_terminations_total. Count the request itself with
+// ObserveRequest too, as for any answer. Rare by nature, so it need not
+// avoid allocating.
+func (m *Metrics) Dropped(kind string, r Request) {
+	r = r.normalize()
+	m.dropped.WithLabelValues(kind).Inc()
+	m.terminated.WithLabelValues(r.Verb, r.Group, r.Version, r.Resource, r.Subresource, r.Scope, Component, "429").Inc()
 }
 
 // WatchEvent records one event sent to a watch client in

@@ -388,6 +388,32 @@ func TestInflight(t *testing.T) {
 	}
 }
 
+func TestDropped(t *testing.T) {
+	m := New()
+	tests := []struct {
+		kind string
+		req  Request
+		want map[string]string // terminations labels
+	}{
+		{ReadOnlyKind, Request{Verb: "watch", Resource: "configmaps", Version: "v1", Scope: ScopeNamespace},
+			map[string]string{"verb": "WATCH", "group": "", "version": "v1", "resource": "configmaps", "subresource": "", "scope": "namespace", "component": Component, "code": "429"}},
+		{MutatingKind, Request{Verb: "create", Group: "apps", Version: "v1", Resource: "deployments", Scope: ScopeResource, DryRun: true},
+			map[string]string{"verb": "CREATE", "group": "apps", "version": "v1", "resource": "deployments", "subresource": "", "scope": "resource", "component": Component, "code": "429"}},
+	}
+	for _, tt := range tests {
+		m.Dropped(tt.kind, tt.req)
+	}
+	mfs := scrape(t, m)
+	for _, tt := range tests {
+		if got := find(mfs, "apiserver_dropped_requests_total", map[string]string{"request_kind": tt.kind}); got == nil || got.GetCounter().GetValue() != 1 {
+			t.Errorf("apiserver_dropped_requests_total{request_kind=%q} = %v, want 1", tt.kind, got)
+		}
+		if got := find(mfs, "apiserver_request_terminations_total", tt.want); got == nil || got.GetCounter().GetValue() != 1 {
+			t.Errorf("apiserver_request_terminations_total%v = %v, want 1", tt.want, got)
+		}
+	}
+}
+
 // --- watch events ---
 
 func TestWatchEvent(t *testing.T) {
