@@ -24,6 +24,9 @@ func TestValidateRatcheting(t *testing.T) {
 					"size": {"type": "integer"},
 					"gen": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "gen may not decrease"}]},
 					"color": {"type": "string"},
+					"modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+					"hosts": {"type": "array", "x-kubernetes-list-type": "set",
+						"items": {"type": "string", "x-kubernetes-validations": [{"rule": "self.endsWith('.com')", "message": "host must end in .com"}]}},
 					"ports": {"type": "array", "maxItems": 8, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
 						"items": {"type": "object", "required": ["name"], "properties": {
 							"name": {"type": "string", "maxLength": 8},
@@ -76,6 +79,21 @@ func TestValidateRatcheting(t *testing.T) {
 		obj:  `{"ports": [{"name": "a", "port": 5000}, {"name": "c", "port": 2000}]}`,
 		old:  `{"ports": [{"name": "a", "port": 5000}]}`,
 		want: []string{"spec.ports[1].port: Invalid value: 2000: spec.ports[1].port in body should be less than or equal to 1000"},
+	}, {
+		// kube cannot match items of atomic and set lists with old ones
+		name: "an unchanged invalid item of a changed atomic list fails",
+		obj:  `{"modes": ["x", "a"]}`,
+		old:  `{"modes": ["x"]}`,
+		want: []string{`spec.modes[0]: Unsupported value: "x": supported values: "a", "b"`},
+	}, {
+		name: "an unchanged item failing a rule in a changed set fails",
+		obj:  `{"hosts": ["h.org", "h.com"]}`,
+		old:  `{"hosts": ["h.org"]}`,
+		want: []string{`spec.hosts[0]: Invalid value: "h.org": host must end in .com`},
+	}, {
+		name: "invalid items of unchanged atomic and set lists ratchet",
+		obj:  `{"modes": ["x"], "hosts": ["h.org"], "color": "red"}`,
+		old:  `{"modes": ["x"], "hosts": ["h.org"], "color": "blue"}`,
 	}, {
 		name: "transition rules are enforced",
 		obj:  `{"gen": 1}`,

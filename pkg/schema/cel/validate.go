@@ -176,7 +176,7 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 			}
 			var crs rstate
 			if w.ratchet {
-				crs = rl.item(i, item, ov)
+				crs = rl.item(item, ov)
 			}
 			if !w.child(n.items, step{index: i, isIdx: true}, item, ov, crs) {
 				return false
