@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/ptr"
 )
 
 func TestCRDName(t *testing.T) {
@@ -78,6 +80,12 @@ func TestForCRD(t *testing.T) {
 		{"nullable", []string{"spec", "note"}, func(s *spec.Schema) any { return s.Nullable }, true},
 		{"embedded metadata", []string{"spec", "template", "metadata"}, func(s *spec.Schema) any { return s.Ref.String() }, refPrefix + meta + "ObjectMeta"},
 		{"embedded required", []string{"spec", "template"}, func(s *spec.Schema) any { return s.Required }, []string{"kind", "apiVersion"}},
+		{"embedded apiVersion", []string{"spec", "template", "apiVersion"}, func(s *spec.Schema) any { return s.Description },
+			"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"},
+		{"embedded kind", []string{"spec", "template", "kind"}, func(s *spec.Schema) any { return s.Description },
+			"kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+		{"embedded metadata description", []string{"spec", "template", "metadata"}, func(s *spec.Schema) any { return s.Description },
+			"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
 		{"preserve", []string{"spec", "extra"}, func(s *spec.Schema) any { return s.Extensions[extPreserveUnknown] }, true},
 	}
 	for _, tt := range tests {
@@ -104,6 +112,31 @@ func TestForCRDWithoutSchema(t *testing.T) {
 	}
 	if v2 := toV2(s); len(v2.Properties) != 0 || !reflect.DeepEqual(v2.Type, spec.StringOrArray{"object"}) || v2.Extensions[extGVK] == nil {
 		t.Errorf("v2 form of a schema-less kind = %+v; want a bare object with its GVK", v2)
+	}
+}
+
+// TestToV2PreservingRoot: a kind whose schema preserves unknown fields at
+// its root is published in v2 as kube does, a bare object with its GVK and
+// nothing else; v3 keeps the schema.
+func TestToV2PreservingRoot(t *testing.T) {
+	root, defs, err := ForCRD(widgetGVK, &apiextensionsv1.JSONSchemaProps{
+		Type: "object", Description: "Widget is a test kind.", XPreserveUnknownFields: ptr.To(true),
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(toV2(defs[root]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"type":"object","x-kubernetes-group-version-kind":[{"group":"stable.example.com","kind":"Widget","version":"v1"}]}`
+	if string(got) != want {
+		t.Errorf("v2 form:\n got %s\nwant %s", got, want)
+	}
+	v3 := defs[root]
+	if v, _ := v3.Extensions.GetBool(extPreserveUnknown); !v || v3.Description == "" || v3.Properties["spec"].Type[0] != "object" {
+		t.Errorf("v3 form lost the schema: %+v", v3)
 	}
 }
 
