@@ -68,12 +68,17 @@ func deletable(res []client.Resource, ignored []schema.GroupResource) map[schema
 }
 
 // sync makes the monitors match what the server serves now. It returns
-// the monitors it started, whose initial lists the caller may wait for.
-// A kind that cannot be watched is left out and tried on the next sync.
-func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
+// the monitors it started, whose initial lists the caller may wait for,
+// and every resource discovery listed (nil if discovery failed). A kind
+// that cannot be watched is left out and tried on the next sync.
+func (ms *monitors) sync(ctx context.Context) (started []*monitor, served map[schema.GroupResource]bool, err error) {
 	res, err := ms.resources.ServerResources(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("garbagecollector: discovery: %w", err)
+		return nil, nil, fmt.Errorf("garbagecollector: discovery: %w", err)
+	}
+	served = make(map[schema.GroupResource]bool, len(res))
+	for _, r := range res {
+		served[r.GVR.GroupResource()] = true
 	}
 	want := deletable(res, ms.ignored)
 	for gk, m := range ms.active {
@@ -88,7 +93,6 @@ func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
 			}
 		}
 	}
-	var started []*monitor
 	var errs []error
 	for gk, gvk := range want {
 		if _, ok := ms.active[gk]; ok {
@@ -105,7 +109,7 @@ func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
 	if len(started) > 0 {
 		ms.log.DebugContext(ctx, "watching new kinds", "count", len(started), "watched", len(ms.active))
 	}
-	return started, errors.Join(errs...)
+	return started, served, errors.Join(errs...)
 }
 
 func (ms *monitors) start(ctx context.Context, gvk schema.GroupVersionKind) (*monitor, error) {

@@ -59,7 +59,8 @@ func (r *runnable) Start(ctx context.Context) error {
 	defer ms.stopAll()
 
 	rediscover := make(chan struct{}, 1)
-	if stop, err := r.watchCRDs(ctx, rediscover); err != nil {
+	awaited := &awaitedCRDs{}
+	if stop, err := r.watchCRDs(ctx, rediscover, awaited); err != nil {
 		log.WarnContext(ctx, "cannot watch CustomResourceDefinitions; new kinds are found by periodic discovery only", "err", err)
 	} else {
 		defer stop()
@@ -75,14 +76,34 @@ func (r *runnable) Start(ctx context.Context) error {
 
 	tick := time.NewTicker(r.opts.ResyncDiscovery)
 	defer tick.Stop()
+	// retry rediscovers while a CRD's change is not in discovery yet.
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var delay, waited time.Duration
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
+			continue
 		case <-tick.C:
-			t.resync(ctx, ms)
 		case <-rediscover:
-			t.resync(ctx, ms)
+			delay, waited = 0, 0
+		case <-retry.C:
 		}
+		served := t.resync(ctx, ms)
+		if awaited.reflected(served) {
+			retry.Stop()
+			delay, waited = 0, 0
+			continue
+		}
+		var ok bool
+		if delay, ok = nextRetry(delay, waited, r.opts.ResyncDiscovery); !ok {
+			awaited.forget()
+			delay, waited = 0, 0
+			continue
+		}
+		waited += delay
+		retry.Reset(delay)
 	}
 	t.toDelete.ShutDown()
 	t.toOrphan.ShutDown()
@@ -91,18 +112,19 @@ func (r *runnable) Start(ctx context.Context) error {
 }
 
 // resync re-runs discovery and waits, with the workers paused, for the
-// kinds it starts watching.
-func (t *term) resync(ctx context.Context, ms *monitors) {
+// kinds it starts watching. It returns the resources discovery listed,
+// nil if it failed.
+func (t *term) resync(ctx context.Context, ms *monitors) map[schema.GroupResource]bool {
 	log := t.opts.Logger
-	started, err := ms.sync(ctx)
+	started, served, err := ms.sync(ctx)
 	if ctx.Err() != nil {
-		return
+		return served
 	}
 	if err != nil {
 		log.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
 	}
 	if len(started) == 0 {
-		return
+		return served
 	}
 	t.pause.Lock()
 	defer t.pause.Unlock()
@@ -111,6 +133,7 @@ func (t *term) resync(ctx context.Context, ms *monitors) {
 	if err := waitSynced(wait, started); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "informers did not sync in time; collecting without them", "kinds", unsynced(started), "timeout", t.opts.SyncTimeout)
 	}
+	return served
 }
 
 // work takes items off q until it shuts down. Items left when ctx ends
@@ -154,8 +177,8 @@ func (t *term) settle(ctx context.Context, q *workqueue.Queue[types.UID], uid ty
 }
 
 // watchCRDs signals rediscover when a CustomResourceDefinition changes:
-// a kind may have started or stopped being served.
-func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}) (stop func(), err error) {
+// a kind may have started or stopped being served. awaited learns which.
+func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}, awaited *awaitedCRDs) (stop func(), err error) {
 	infs, err := r.informers.Informers(ctx, crdGVK, true)
 	if err != nil {
 		return nil, err
@@ -170,13 +193,24 @@ func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}) (s
 		// Initial adds count too: the informer lists after the first
 		// discovery may have run, and a CRD made in between would
 		// otherwise wait for the periodic resync.
-		AddFunc: func(cache.Object, bool) { signal() },
+		AddFunc: func(crd cache.Object, _ bool) {
+			if crd.GetDeletionTimestamp() == nil {
+				awaited.expect(crd.GetName(), true)
+			}
+			signal()
+		},
 		UpdateFunc: func(old, cur cache.Object) {
 			if old != cur {
+				if cur.GetDeletionTimestamp() == nil {
+					awaited.expect(cur.GetName(), true)
+				}
 				signal()
 			}
 		},
-		DeleteFunc: func(cache.Object) { signal() },
+		DeleteFunc: func(crd cache.Object) {
+			awaited.expect(crd.GetName(), false)
+			signal()
+		},
 	}
 	var regs []*cache.Registration
 	stop = func() {
