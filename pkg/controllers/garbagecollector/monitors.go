@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -31,9 +32,13 @@ type resourceLister interface {
 type monitor struct {
 	gvk  schema.GroupVersionKind
 	regs []*cache.Registration
+	// stopped is set once the kind is no longer watched: the graph
+	// needs nothing more from it.
+	stopped atomic.Bool
 }
 
 func (m *monitor) stop() {
+	m.stopped.Store(true)
 	for _, r := range m.regs {
 		r.Remove()
 	}
@@ -161,16 +166,4 @@ func unsynced(ms []*monitor) []string {
 		}
 	}
 	return out
-}
-
-// waitSynced waits until the graph holds the initial lists of ms, or
-// ctx ends.
-func waitSynced(ctx context.Context, ms []*monitor) error {
-	var syncers []cache.Syncer
-	for _, m := range ms {
-		for _, r := range m.regs {
-			syncers = append(syncers, r)
-		}
-	}
-	return cache.WaitForSync(ctx, syncers...)
 }

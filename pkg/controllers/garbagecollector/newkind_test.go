@@ -2,6 +2,7 @@ package garbagecollector
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // promptly bounds how long a dependent may outlive its owner in these
@@ -101,4 +103,81 @@ func TestNewKindFoundWhenDiscoveryLags(t *testing.T) {
 	dependent := e.create(cog, owner.ref(false))
 	e.delete(owner, "")
 	e.waitGonePromptly(time.Now(), dependent)
+}
+// stuckInformers hands the collector, for the kind Stuck, informers of
+// a kind the server does not serve: their first list never succeeds, as
+// happens to a kind whose CRD is deleted right after it was created, or
+// whose objects cannot be converted.
+type stuckInformers struct{ informers }
+
+var stuckKind = schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Stuck"}
+
+func (s stuckInformers) swap(gvk schema.GroupVersionKind) schema.GroupVersionKind {
+	if gvk == stuckKind {
+		return schema.GroupVersionKind{Group: "unserved." + testGroup, Version: "v1", Kind: "Stuck"}
+	}
+	return gvk
+}
+
+func (s stuckInformers) Informers(ctx context.Context, gvk schema.GroupVersionKind, metadataOnly bool) ([]controller.Informer, error) {
+	return s.informers.Informers(ctx, s.swap(gvk), metadataOnly)
+}
+
+func (s stuckInformers) ForgetInformers(gvk schema.GroupVersionKind, metadataOnly bool) {
+	s.informers.ForgetInformers(s.swap(gvk), metadataOnly)
+}
+
+// TestCollectionGoesOnWhileANewKindSyncs: a newly served kind whose
+// informer cannot list does not hold up the collection of other kinds.
+// The collector used to stop its workers until the informer synced or
+// 30 s passed, so a dependent outlived its owner by half a minute.
+func TestCollectionGoesOnWhileANewKindSyncs(t *testing.T) {
+	e := startEnvWith(t, func(r *runnable) { r.informers = stuckInformers{r.informers} })
+	e.settle(configMap)
+	before := strings.Count(e.logs.String(), "watching new kinds")
+	e.createCRD(crdFor(stuckKind, "stucks", apiextensionsv1.NamespaceScoped))
+	e.eventually("the collector watches the new kind", func() bool {
+		return strings.Count(e.logs.String(), "watching new kinds") > before
+	})
+
+	owner := e.create(configMap)
+	dependent := e.create(configMap, owner.ref(false))
+	e.delete(owner, "")
+	e.waitGonePromptly(time.Now(), dependent)
+
+	cog := schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Cog"}
+	e.createCRD(crdFor(cog, "cogs", apiextensionsv1.NamespaceScoped))
+	owner = e.create(cog)
+	dependent = e.create(cog, owner.ref(false))
+	e.delete(owner, "")
+	e.waitGonePromptly(time.Now(), dependent)
+}
+
+// TestForegroundWaitsForNewKinds: while a newly watched kind's informer
+// has not listed its objects, a foreground deletion is not released (a
+// dependent of that kind could be missed), until SyncTimeout lets the
+// laggard go.
+func TestForegroundWaitsForNewKinds(t *testing.T) {
+	const timeout = 2 * time.Second
+	e := startEnvWith(t, func(r *runnable) {
+		r.informers = stuckInformers{r.informers}
+		r.opts.SyncTimeout = timeout
+	})
+	e.settle(configMap)
+	before := strings.Count(e.logs.String(), "watching new kinds")
+	e.createCRD(crdFor(stuckKind, "stucks", apiextensionsv1.NamespaceScoped))
+	e.eventually("the collector watches the new kind", func() bool {
+		return strings.Count(e.logs.String(), "watching new kinds") > before
+	})
+	start := time.Now()
+	owner := e.create(configMap)
+	e.delete(owner, metav1.DeletePropagationForeground)
+	time.Sleep(timeout / 2)
+	if m := e.get(owner); time.Since(start) < timeout && !deletingWith(m, metav1.FinalizerDeleteDependents) {
+		t.Fatalf("owner = %+v, want it waiting in the foreground while a kind is not listed", m)
+	}
+	e.waitGone(owner)
+	if !strings.Contains(e.logs.String(), "informers did not sync in time") {
+		t.Error("the laggard was not logged")
+	}
 }

@@ -35,10 +35,10 @@ type term struct {
 	c        *collector
 	toDelete *workqueue.Queue[types.UID]
 	toOrphan *workqueue.Queue[types.UID]
-	// pause stops the workers (write lock) while the graph catches up
-	// with kinds just watched: judging before their objects are known
-	// could release a foreground-deleting owner too early.
-	pause sync.RWMutex
+	// gate holds back the decisions that need kinds just watched in the
+	// graph: made before their objects are known, they could release a
+	// foreground-deleting owner too early.
+	gate *syncGate
 }
 
 // Start runs the collector until ctx ends.
@@ -48,10 +48,11 @@ func (r *runnable) Start(ctx context.Context) error {
 		opts:     r.opts,
 		toDelete: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_delete"}),
 		toOrphan: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_orphan"}),
+		gate:     &syncGate{timeout: r.opts.SyncTimeout, log: log},
 	}
 	absent := newAbsentOwners(absentOwnersSize)
 	g := newGraph(absent, t.toDelete, t.toOrphan)
-	t.c = &collector{graph: g, api: r.api, scopes: r.scopes, absent: absent, toDelete: t.toDelete, log: log}
+	t.c = &collector{graph: g, api: r.api, scopes: r.scopes, absent: absent, toDelete: t.toDelete, gate: t.gate, log: log}
 	ms := &monitors{
 		informers: r.informers, resources: r.resources, graph: g,
 		ignored: r.opts.Ignored, log: log, active: map[schema.GroupKind]*monitor{},
@@ -111,27 +112,19 @@ func (r *runnable) Start(ctx context.Context) error {
 	return nil
 }
 
-// resync re-runs discovery and waits, with the workers paused, for the
-// kinds it starts watching. It returns the resources discovery listed,
-// nil if it failed.
+// resync re-runs discovery; the kinds it starts watching hold back the
+// decisions that need them until their informers have listed them. It
+// returns the resources discovery listed, nil if it failed.
 func (t *term) resync(ctx context.Context, ms *monitors) map[schema.GroupResource]bool {
-	log := t.opts.Logger
 	started, served, err := ms.sync(ctx)
 	if ctx.Err() != nil {
 		return served
 	}
 	if err != nil {
-		log.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
+		t.opts.Logger.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
 	}
-	if len(started) == 0 {
-		return served
-	}
-	t.pause.Lock()
-	defer t.pause.Unlock()
-	wait, cancel := context.WithTimeout(ctx, t.opts.SyncTimeout)
-	defer cancel()
-	if err := waitSynced(wait, started); err != nil && ctx.Err() == nil {
-		log.WarnContext(ctx, "informers did not sync in time; collecting without them", "kinds", unsynced(started), "timeout", t.opts.SyncTimeout)
+	if len(started) > 0 {
+		t.gate.add(started)
 	}
 	return served
 }
@@ -145,10 +138,7 @@ func (t *term) work(ctx context.Context, q *workqueue.Queue[types.UID], process 
 			return
 		}
 		if ctx.Err() == nil {
-			t.pause.RLock()
-			err := process(ctx, uid)
-			t.pause.RUnlock()
-			t.settle(ctx, q, uid, err, recheckVirtual)
+			t.settle(ctx, q, uid, process(ctx, uid), recheckVirtual)
 		}
 		q.Done(uid)
 	}
@@ -167,6 +157,8 @@ func (t *term) settle(ctx context.Context, q *workqueue.Queue[types.UID], uid ty
 		q.Forget(uid)
 	case errors.Is(err, errAbsent):
 		q.Forget(uid)
+	case errors.Is(err, errGraphIncomplete):
+		q.AddAfter(uid, graphRetry)
 	case errors.Is(err, ErrNamespacedOwnerOfClusterScoped):
 		t.opts.Logger.DebugContext(ctx, "object left alone", "uid", uid, "err", err)
 		q.Forget(uid)
