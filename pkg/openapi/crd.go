@@ -42,6 +42,9 @@ func ForCRD(gvk schema.GroupVersionKind, props *apiextensionsv1.JSONSchemaProps)
 	}
 	root = crdName(gvk.Group, gvk.Version, gvk.Kind)
 	defs[root] = s
+	if v2 := toV2(s); v2 != s && embeddedRequiredV2(v2, props) {
+		setV2Form(s, v2)
+	}
 	return root, defs, nil
 }
 

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -158,6 +159,9 @@ func TestToV2(t *testing.T) {
 		{"anyOf dropped", []string{"spec", "port"}, func(s *spec.Schema) bool { return s.AnyOf == nil }},
 		{"nullable dropped", []string{"spec", "note"}, func(s *spec.Schema) bool { return !s.Nullable && len(s.Type) == 0 }},
 		{"preserve drops properties", []string{"spec", "template"}, func(s *spec.Schema) bool { return s.Properties == nil && len(s.Type) == 0 }},
+		// kube adds kind and apiVersion to an embedded resource's required
+		// fields in v2 only where it also adds the properties
+		{"embedded preserving resource keeps only its own required", []string{"spec", "template"}, func(s *spec.Schema) bool { return s.Required == nil }},
 		{"others kept", []string{"spec", "ports"}, func(s *spec.Schema) bool { return s.Extensions["x-kubernetes-list-type"] == "map" && s.Items != nil }},
 	}
 	for _, tt := range tests {
@@ -167,6 +171,9 @@ func TestToV2(t *testing.T) {
 	}
 	if s := (prop{w, []string{"spec", "port"}}).get(defs); len(s.AnyOf) != 2 {
 		t.Error("toV2 modified the definition it was given")
+	}
+	if s := (prop{w, []string{"spec", "template"}}).get(defs); !slices.Equal(s.Required, []string{"kind", "apiVersion"}) {
+		t.Errorf("v3 form of the embedded resource requires %v", s.Required)
 	}
 	_, builtin, _ := ForType(configMapGVK, &metav1.ObjectMeta{})
 	for name, s := range builtin {
@@ -189,5 +196,51 @@ func TestForCRDKeepsValidations(t *testing.T) {
 	props.XValidations[0].Rule = "changed"
 	if rules[0].Rule != "self.a > 0" {
 		t.Error("the definition shares the CRD's validation rules")
+	}
+}
+
+// TestToV2EmbeddedRequired: in v2, an embedded resource that preserves
+// unknown fields requires what its schema says, nothing added; one that
+// does not preserve them gets kind and apiVersion as in v3.
+func TestToV2EmbeddedRequired(t *testing.T) {
+	obj := func(embedded, preserve bool, required ...string) apiextensionsv1.JSONSchemaProps {
+		p := apiextensionsv1.JSONSchemaProps{Type: "object", XEmbeddedResource: embedded, Required: required}
+		if preserve {
+			p.XPreserveUnknownFields = ptr.To(true)
+		} else {
+			p.Properties = map[string]apiextensionsv1.JSONSchemaProps{"x": {Type: "string"}}
+		}
+		return p
+	}
+	list := apiextensionsv1.JSONSchemaProps{Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr.To(obj(true, true, "kind"))}}
+	root, defs, err := ForCRD(widgetGVK, &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"none": obj(true, true), "own": obj(true, true, "kind"), "typed": obj(true, false), "list": list,
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := map[string]*spec.Schema{root: toV2(defs[root])}
+	for _, tt := range []struct {
+		at   []string
+		want []string
+	}{
+		{[]string{"spec", "none"}, nil},
+		{[]string{"spec", "own"}, []string{"kind"}},
+		{[]string{"spec", "typed"}, []string{"kind", "apiVersion"}},
+	} {
+		if s := (prop{root, tt.at}).get(v2); s == nil || !slices.Equal(s.Required, tt.want) {
+			t.Errorf("v2 %v: %+v, want required %q", tt.at, s, tt.want)
+		}
+	}
+	if l := (prop{root, []string{"spec", "list"}}).get(v2); l == nil || l.Items == nil || !slices.Equal(l.Items.Schema.Required, []string{"kind"}) {
+		t.Errorf("v2 list item: %+v", l)
+	}
+	if s := (prop{root, []string{"spec", "none"}}).get(defs); !slices.Equal(s.Required, []string{"kind", "apiVersion"}) {
+		t.Errorf("v3 form requires %v", s.Required)
+	}
+	if toV2(defs[root]) != v2[root] {
+		t.Error("the v2 form is made again on each use")
 	}
 }

@@ -16,6 +16,9 @@ import (
 // fields. Definitions that need no change, such as all built-in ones, are
 // returned as they are.
 func toV2(s *spec.Schema) *spec.Schema {
+	if v2, ok := recordedV2Form(s); ok {
+		return v2
+	}
 	if !needsV2(s) {
 		return s
 	}
