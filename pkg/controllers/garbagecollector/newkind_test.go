@@ -104,6 +104,7 @@ func TestNewKindFoundWhenDiscoveryLags(t *testing.T) {
 	e.delete(owner, "")
 	e.waitGonePromptly(time.Now(), dependent)
 }
+
 // stuckInformers hands the collector, for the kind Stuck, informers of
 // a kind the server does not serve: their first list never succeeds, as
 // happens to a kind whose CRD is deleted right after it was created, or
