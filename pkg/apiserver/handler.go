@@ -77,6 +77,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mutating := req.verb != "get" && req.verb != "list" && req.verb != "watch"
+	if mutating {
+		r = r.WithContext(withRuleWarnings(r.Context(), rw))
+	}
 	done := s.metrics.Inflight(mutating)
 	defer done()
 	if req.verb == "watch" {

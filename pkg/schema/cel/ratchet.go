@@ -5,9 +5,10 @@ package cel
 //
 // On update every rule is evaluated as usual, but the failure of a rule that
 // does not use oldSelf is dropped when the value the rule is attached to is
-// unchanged from the old object; transition rules never ratchet. Runtime
-// errors of a rule (no such key, overflow, cost limits) are not failures and
-// do not ratchet either.
+// unchanged from the old object (and handed to the context's WithWarnings
+// function, kube sending it as a warning); transition rules never ratchet.
+// Runtime errors of a rule (no such key, overflow, cost limits) are not
+// failures and do not ratchet either.
 //
 // Nodes are matched with old values the way kube's CorrelatedObject does it
 // for ratcheting, which goes further than the matching of transition rules:

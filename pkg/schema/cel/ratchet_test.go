@@ -3,6 +3,7 @@ package cel
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -286,6 +287,37 @@ func TestUnchanged(t *testing.T) {
 	} {
 		if got := unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
 			t.Errorf("unchanged(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestRatchetingWarnings: a failure dropped by ratcheting comes back as
+// a warning, as kube-apiserver sends it, when the context asks for them;
+// failures that are reported are not warned about.
+func TestRatchetingWarnings(t *testing.T) {
+	v, errs := Compile(schema(t, ratchetSpec), rootPath)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	tests := []struct {
+		obj, old string
+		warnings []string
+		errs     []string
+	}{
+		{`{"n":12,"name":"long","other":"changed"}`, `{"n":12,"name":"long"}`,
+			[]string{`spec.n: Invalid value: "integer": failed rule: self < 10`, `spec.name: Invalid value: "string": name long is too long`}, nil},
+		{`{"n":13,"name":"long"}`, `{"n":12,"name":"long"}`,
+			[]string{`spec.name: Invalid value: "string": name long is too long`}, []string{"Invalid value spec.n: failed rule: self < 10"}},
+		{`{"w":7,"other":"changed"}`, `{"w":7}`, nil, []string{"Invalid value spec.w: w was too big"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		ctx := WithWarnings(context.Background(), func(msg string) { got = append(got, msg) })
+		obj := object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n"},"spec":`+tc.obj+`}`)
+		old := object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n"},"spec":`+tc.old+`}`)
+		matchErrors(t, v.Validate(ctx, obj, old), tc.errs)
+		if !slices.Equal(got, tc.warnings) {
+			t.Errorf("%s after %s: warnings %q, want %q", tc.obj, tc.old, got, tc.warnings)
 		}
 	}
 }

@@ -306,23 +306,30 @@ func (w *walker) fail(n *node, r *rule, drop bool) bool {
 			detail = msg
 		}
 	}
-	if drop {
+	warn := warningsFrom(w.ctx)
+	if drop && warn == nil {
 		return true
 	}
 	p := w.rulePath(r)
 	// kube reports the schema's type as the bad value ("string",
 	// "object"), never the value itself.
 	value := n.schemaType
+	var e *field.Error
 	switch r.reason {
 	case apiextensionsv1.FieldValueForbidden:
-		w.errs = append(w.errs, field.Forbidden(p, detail))
+		e = field.Forbidden(p, detail)
 	case apiextensionsv1.FieldValueRequired:
-		w.errs = append(w.errs, field.Required(p, detail))
+		e = field.Required(p, detail)
 	case apiextensionsv1.FieldValueDuplicate:
-		w.errs = append(w.errs, field.Duplicate(p, value))
+		e = field.Duplicate(p, value)
 	default:
-		w.errs = append(w.errs, field.Invalid(p, value, detail))
+		e = field.Invalid(p, value, detail)
 	}
+	if drop {
+		warn(e.Error())
+		return true
+	}
+	w.errs = append(w.errs, e)
 	return true
 }
 
