@@ -91,6 +91,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if req.verb != "get" && req.verb != "list" && req.verb != "watch" {
+		r = r.WithContext(withRuleWarnings(r.Context(), rw))
+	}
 	if req.verb == "watch" {
 		end := s.metrics.LongRunning(labels)
 		defer end()

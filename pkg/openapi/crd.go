@@ -33,7 +33,7 @@ func ForCRD(gvk schema.GroupVersionKind, props *apiextensionsv1.JSONSchemaProps)
 	if len(s.Type) == 0 {
 		s.Type = []string{"object"}
 	}
-	addKubeNative(s)
+	addKubeNative(s, typeMetaDocs["apiVersion"], typeMetaDocs["kind"])
 	s.AddExtension(extGVK, []any{map[string]any{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind}})
 
 	_, defs, err = ForType(schema.GroupVersionKind{}, &metav1.ObjectMeta{})
@@ -42,6 +42,9 @@ func ForCRD(gvk schema.GroupVersionKind, props *apiextensionsv1.JSONSchemaProps)
 	}
 	root = crdName(gvk.Group, gvk.Version, gvk.Kind)
 	defs[root] = s
+	if v2 := toV2(s); v2 != s && embeddedRequiredV2(v2, props) {
+		setV2Form(s, v2)
+	}
 	return root, defs, nil
 }
 
@@ -56,14 +59,24 @@ var (
 	objectMeta   = meta + "ObjectMeta"
 )
 
+// Descriptions kube gives apiVersion and kind of embedded resources
+// (x-kubernetes-embedded-resource), which differ from TypeMeta's.
+const (
+	embeddedAPIVersionDoc = "apiVersion defines the versioned schema of this representation of an object. " +
+		"More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
+	embeddedKindDoc = "kind is a string value representing the type of this object. In CamelCase. " +
+		"More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+)
+
 // addKubeNative gives an object schema the properties every Kubernetes
-// object has: apiVersion, kind and metadata.
-func addKubeNative(s *spec.Schema) {
+// object has: apiVersion, kind (described by apiVersionDoc and kindDoc)
+// and metadata.
+func addKubeNative(s *spec.Schema, apiVersionDoc, kindDoc string) {
 	if s.Properties == nil {
 		s.Properties = map[string]spec.Schema{}
 	}
-	s.Properties["apiVersion"] = spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"string"}, Description: typeMetaDocs["apiVersion"]}}
-	s.Properties["kind"] = spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"string"}, Description: typeMetaDocs["kind"]}}
+	s.Properties["apiVersion"] = spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"string"}, Description: apiVersionDoc}}
+	s.Properties["kind"] = spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"string"}, Description: kindDoc}}
 	s.Properties["metadata"] = spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(refPrefix + objectMeta), Description: metadataDoc}}
 }
 
@@ -154,7 +167,7 @@ func convertProps(p *apiextensionsv1.JSONSchemaProps) (spec.Schema, error) {
 		unfoldIntOrString(&s)
 	}
 	if p.XEmbeddedResource {
-		addKubeNative(&s)
+		addKubeNative(&s, embeddedAPIVersionDoc, embeddedKindDoc)
 		for _, f := range []string{"kind", "apiVersion"} {
 			if !slices.Contains(s.Required, f) {
 				s.Required = append(s.Required, f)

@@ -1,13 +1,16 @@
 package openapi
 
 import (
+	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/ptr"
 )
 
 func TestCRDName(t *testing.T) {
@@ -78,6 +81,12 @@ func TestForCRD(t *testing.T) {
 		{"nullable", []string{"spec", "note"}, func(s *spec.Schema) any { return s.Nullable }, true},
 		{"embedded metadata", []string{"spec", "template", "metadata"}, func(s *spec.Schema) any { return s.Ref.String() }, refPrefix + meta + "ObjectMeta"},
 		{"embedded required", []string{"spec", "template"}, func(s *spec.Schema) any { return s.Required }, []string{"kind", "apiVersion"}},
+		{"embedded apiVersion", []string{"spec", "template", "apiVersion"}, func(s *spec.Schema) any { return s.Description },
+			"apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"},
+		{"embedded kind", []string{"spec", "template", "kind"}, func(s *spec.Schema) any { return s.Description },
+			"kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+		{"embedded metadata description", []string{"spec", "template", "metadata"}, func(s *spec.Schema) any { return s.Description },
+			"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
 		{"preserve", []string{"spec", "extra"}, func(s *spec.Schema) any { return s.Extensions[extPreserveUnknown] }, true},
 	}
 	for _, tt := range tests {
@@ -107,6 +116,31 @@ func TestForCRDWithoutSchema(t *testing.T) {
 	}
 }
 
+// TestToV2PreservingRoot: a kind whose schema preserves unknown fields at
+// its root is published in v2 as kube does, a bare object with its GVK and
+// nothing else; v3 keeps the schema.
+func TestToV2PreservingRoot(t *testing.T) {
+	root, defs, err := ForCRD(widgetGVK, &apiextensionsv1.JSONSchemaProps{
+		Type: "object", Description: "Widget is a test kind.", XPreserveUnknownFields: ptr.To(true),
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(toV2(defs[root]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"type":"object","x-kubernetes-group-version-kind":[{"group":"stable.example.com","kind":"Widget","version":"v1"}]}`
+	if string(got) != want {
+		t.Errorf("v2 form:\n got %s\nwant %s", got, want)
+	}
+	v3 := defs[root]
+	if v, _ := v3.Extensions.GetBool(extPreserveUnknown); !v || v3.Description == "" || v3.Properties["spec"].Type[0] != "object" {
+		t.Errorf("v3 form lost the schema: %+v", v3)
+	}
+}
+
 func TestToV2(t *testing.T) {
 	_, defs, err := ForCRD(widgetGVK, widgetSchema())
 	if err != nil {
@@ -125,6 +159,9 @@ func TestToV2(t *testing.T) {
 		{"anyOf dropped", []string{"spec", "port"}, func(s *spec.Schema) bool { return s.AnyOf == nil }},
 		{"nullable dropped", []string{"spec", "note"}, func(s *spec.Schema) bool { return !s.Nullable && len(s.Type) == 0 }},
 		{"preserve drops properties", []string{"spec", "template"}, func(s *spec.Schema) bool { return s.Properties == nil && len(s.Type) == 0 }},
+		// kube adds kind and apiVersion to an embedded resource's required
+		// fields in v2 only where it also adds the properties
+		{"embedded preserving resource keeps only its own required", []string{"spec", "template"}, func(s *spec.Schema) bool { return s.Required == nil }},
 		{"others kept", []string{"spec", "ports"}, func(s *spec.Schema) bool { return s.Extensions["x-kubernetes-list-type"] == "map" && s.Items != nil }},
 	}
 	for _, tt := range tests {
@@ -134,6 +171,9 @@ func TestToV2(t *testing.T) {
 	}
 	if s := (prop{w, []string{"spec", "port"}}).get(defs); len(s.AnyOf) != 2 {
 		t.Error("toV2 modified the definition it was given")
+	}
+	if s := (prop{w, []string{"spec", "template"}}).get(defs); !slices.Equal(s.Required, []string{"kind", "apiVersion"}) {
+		t.Errorf("v3 form of the embedded resource requires %v", s.Required)
 	}
 	_, builtin, _ := ForType(configMapGVK, &metav1.ObjectMeta{})
 	for name, s := range builtin {
@@ -156,5 +196,51 @@ func TestForCRDKeepsValidations(t *testing.T) {
 	props.XValidations[0].Rule = "changed"
 	if rules[0].Rule != "self.a > 0" {
 		t.Error("the definition shares the CRD's validation rules")
+	}
+}
+
+// TestToV2EmbeddedRequired: in v2, an embedded resource that preserves
+// unknown fields requires what its schema says, nothing added; one that
+// does not preserve them gets kind and apiVersion as in v3.
+func TestToV2EmbeddedRequired(t *testing.T) {
+	obj := func(embedded, preserve bool, required ...string) apiextensionsv1.JSONSchemaProps {
+		p := apiextensionsv1.JSONSchemaProps{Type: "object", XEmbeddedResource: embedded, Required: required}
+		if preserve {
+			p.XPreserveUnknownFields = ptr.To(true)
+		} else {
+			p.Properties = map[string]apiextensionsv1.JSONSchemaProps{"x": {Type: "string"}}
+		}
+		return p
+	}
+	list := apiextensionsv1.JSONSchemaProps{Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: ptr.To(obj(true, true, "kind"))}}
+	root, defs, err := ForCRD(widgetGVK, &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"none": obj(true, true), "own": obj(true, true, "kind"), "typed": obj(true, false), "list": list,
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := map[string]*spec.Schema{root: toV2(defs[root])}
+	for _, tt := range []struct {
+		at   []string
+		want []string
+	}{
+		{[]string{"spec", "none"}, nil},
+		{[]string{"spec", "own"}, []string{"kind"}},
+		{[]string{"spec", "typed"}, []string{"kind", "apiVersion"}},
+	} {
+		if s := (prop{root, tt.at}).get(v2); s == nil || !slices.Equal(s.Required, tt.want) {
+			t.Errorf("v2 %v: %+v, want required %q", tt.at, s, tt.want)
+		}
+	}
+	if l := (prop{root, []string{"spec", "list"}}).get(v2); l == nil || l.Items == nil || !slices.Equal(l.Items.Schema.Required, []string{"kind"}) {
+		t.Errorf("v2 list item: %+v", l)
+	}
+	if s := (prop{root, []string{"spec", "none"}}).get(defs); !slices.Equal(s.Required, []string{"kind", "apiVersion"}) {
+		t.Errorf("v3 form requires %v", s.Required)
+	}
+	if toV2(defs[root]) != v2[root] {
+		t.Error("the v2 form is made again on each use")
 	}
 }

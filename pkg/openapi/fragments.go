@@ -98,7 +98,7 @@ func (d *definition) encode(f format, fr *fragment) ([]byte, error) {
 		if f == v2JSON {
 			s = toV2(s)
 		} else {
-			s = v3Form(s)
+			s = wrapRefs(v3Form(s))
 		}
 		body, err := json.Marshal(s)
 		if err != nil {

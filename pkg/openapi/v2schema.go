@@ -10,15 +10,21 @@ import (
 // kube strips from CRD schemas what Swagger 2.0 (and kubectl's client-side
 // validation) cannot express: allOf/anyOf/oneOf/not and nullable, and the
 // properties of nodes that preserve unknown fields. A kind that preserves
-// unknown fields at its root is a bare object. Definitions that need no
-// change, such as all built-in ones, are returned as they are.
+// unknown fields at its root is a bare object with only its kind, without
+// description or x-kubernetes-preserve-unknown-fields, as kube publishes
+// it: anything more would make kubectl's v2 validation refuse the unknown
+// fields. Definitions that need no change, such as all built-in ones, are
+// returned as they are.
 func toV2(s *spec.Schema) *spec.Schema {
+	if v2, ok := recordedV2Form(s); ok {
+		return v2
+	}
 	if !needsV2(s) {
 		return s
 	}
 	if preservesUnknown(s) && s.Extensions[extGVK] != nil {
-		root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Description: s.Description}}
-		root.Extensions = spec.Extensions{extGVK: s.Extensions[extGVK], extPreserveUnknown: true}
+		root := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}}
+		root.Extensions = spec.Extensions{extGVK: s.Extensions[extGVK]}
 		return root
 	}
 	out := v2Node(*s)

@@ -84,11 +84,30 @@ func (r *Resource) Validate(ctx context.Context, obj, old map[string]any) field.
 	} else {
 		errs = r.custom.structural.Validate(obj)
 	}
-	if len(errs) > 0 {
-		// Rules assume a schema-valid object, as kube-apiserver's do.
+	if r.custom.rules == nil {
 		return errs
 	}
-	return r.custom.rules.Validate(ctx, obj, old)
+	if blocksRules(errs) {
+		// As kube-apiserver: rules would see values of the wrong type
+		// or shape, so they are not run, and the answer says so. Its
+		// value prints as kube 1.33's apimachinery prints a nil one.
+		return append(errs, field.Invalid(nil, "null", "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+	}
+	return append(errs, r.custom.rules.Validate(ctx, obj, old)...)
+}
+
+// blocksRules reports whether schema errors keep the validation rules
+// from running: kube's list of the errors after which a rule could see
+// a value its type does not allow (a wrong type, a value outside the
+// enum, a missing required field, too long a string or list).
+func blocksRules(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
 }
 
 // Structural returns a custom resource's checked schema, nil for

@@ -10,7 +10,8 @@ import (
 // TestValidateRatcheting: on update, Resource.Validate lets a custom object
 // keep schema and rule violations it does not touch, as kube-apiserver does
 // since CRD validation ratcheting (KEP-4008); creates and changed values are
-// checked in full, and transition rules always.
+// checked in full, and transition rules always. As in kube, rules run
+// beside schema errors unless one of them could mislead a rule.
 func TestValidateRatcheting(t *testing.T) {
 	crd := decode(t, `{
 	"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -24,6 +25,9 @@ func TestValidateRatcheting(t *testing.T) {
 					"size": {"type": "integer"},
 					"gen": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "gen may not decrease"}]},
 					"color": {"type": "string"},
+					"modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+					"hosts": {"type": "array", "x-kubernetes-list-type": "set",
+						"items": {"type": "string", "x-kubernetes-validations": [{"rule": "self.endsWith('.com')", "message": "host must end in .com"}]}},
 					"ports": {"type": "array", "maxItems": 8, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
 						"items": {"type": "object", "required": ["name"], "properties": {
 							"name": {"type": "string", "maxLength": 8},
@@ -45,16 +49,23 @@ func TestValidateRatcheting(t *testing.T) {
 	}{{
 		name: "create checks everything",
 		obj:  `{"name": "long", "size": 12}`,
-		want: []string{"spec.name: Too long: may not be more than 3 bytes"},
+		want: []string{"spec.name: Too long: may not be more than 3 bytes", "<nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
 	}, {
-		name: "create checks rules once the schema passes",
+		name: "rules run when the schema passes",
 		obj:  `{"name": "ok", "size": 12}`,
-		want: []string{"spec: Invalid value: size must be below 10"},
+		want: []string{`spec: Invalid value: "object": size must be below 10`},
+	}, {
+		name: "rules run beside schema errors that cannot mislead them",
+		obj:  `{"size": 12, "ports": [{"name": "a", "port": 5000}]}`,
+		want: []string{
+			"spec.ports[0].port: Invalid value: 5000: spec.ports[0].port in body should be less than or equal to 1000",
+			`spec: Invalid value: "object": size must be below 10`,
+		},
 	}, {
 		name: "untouched schema and rule violations ratchet",
 		obj:  `{"name": "long", "size": 12, "color": "red", "ports": [{"name": "a", "port": 5000}, {"name": "b", "port": 1}]}`,
 		old:  `{"name": "long", "size": 12, "color": "blue", "ports": [{"name": "a", "port": 5000}]}`,
-		want: []string{"spec: Invalid value: size must be below 10"}, // the rule is on spec, which changed
+		want: []string{`spec: Invalid value: "object": size must be below 10`}, // the rule is on spec, which changed
 	}, {
 		name: "untouched violations ratchet while the rest changes",
 		obj:  `{"name": "long", "ports": [{"name": "b", "port": 1}, {"name": "a", "port": 5000}], "color": "red"}`,
@@ -70,6 +81,7 @@ func TestValidateRatcheting(t *testing.T) {
 		want: []string{
 			"spec.name: Too long: may not be more than 3 bytes",
 			"spec.ports[0].port: Invalid value: 5001: spec.ports[0].port in body should be less than or equal to 1000",
+			"<nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
 		},
 	}, {
 		name: "adding an invalid list-map item fails",
@@ -77,10 +89,25 @@ func TestValidateRatcheting(t *testing.T) {
 		old:  `{"ports": [{"name": "a", "port": 5000}]}`,
 		want: []string{"spec.ports[1].port: Invalid value: 2000: spec.ports[1].port in body should be less than or equal to 1000"},
 	}, {
+		// kube cannot match items of atomic and set lists with old ones
+		name: "an unchanged invalid item of a changed atomic list fails",
+		obj:  `{"modes": ["x", "a"]}`,
+		old:  `{"modes": ["x"]}`,
+		want: []string{`spec.modes[0]: Unsupported value: "x": supported values: "a", "b"`, "<nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+	}, {
+		name: "an unchanged item failing a rule in a changed set fails",
+		obj:  `{"hosts": ["h.org", "h.com"]}`,
+		old:  `{"hosts": ["h.org"]}`,
+		want: []string{`spec.hosts[0]: Invalid value: "string": host must end in .com`},
+	}, {
+		name: "invalid items of unchanged atomic and set lists ratchet",
+		obj:  `{"modes": ["x"], "hosts": ["h.org"], "color": "red"}`,
+		old:  `{"modes": ["x"], "hosts": ["h.org"], "color": "blue"}`,
+	}, {
 		name: "transition rules are enforced",
 		obj:  `{"gen": 1}`,
 		old:  `{"gen": 2}`,
-		want: []string{"spec.gen: Invalid value: 1: gen may not decrease"},
+		want: []string{`spec.gen: Invalid value: "integer": gen may not decrease`},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

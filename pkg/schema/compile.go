@@ -184,8 +184,6 @@ func (c *compiler) structural(s *apiextensionsv1.JSONSchemaProps, p *field.Path,
 		case "map":
 			n.listType = listMap
 			n.mapKeys = s.XListMapKeys
-		case "atomic":
-			n.flags |= fAtomicList
 		}
 	}
 

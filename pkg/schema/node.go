@@ -44,10 +44,6 @@ const (
 	fExclusiveMaximum
 	fUniqueItems
 	fEnumHasNull
-	// fAtomicList marks an explicit x-kubernetes-list-type: atomic, which
-	// ratcheting tells apart from an unset list type: only the latter
-	// matches old and new items by index.
-	fAtomicList
 )
 
 // addlMode records which form of additionalProperties a node has; the bool

@@ -25,15 +25,15 @@ import (
 //     nearest ancestor that could be matched with an old value is.
 //   - Nodes are matched with old values as kube's CorrelatedObject does:
 //     object properties and additionalProperties entries by key; items of
-//     x-kubernetes-list-type: map lists by their map keys; items of lists
-//     without x-kubernetes-list-type by index; items of set and atomic lists
-//     not at all (only the whole list can be unchanged); apiVersion and
-//     kind of the object root not at all.
+//     x-kubernetes-list-type: map lists by their map keys; items of any
+//     other list (set, atomic, or no list type, which is atomic) not at all,
+//     not even by index, so their errors ratchet only when the whole list is
+//     unchanged; apiVersion and kind of the object root not at all.
 //   - Unchanged means equal as kube compares correlated values: objects
 //     key by key, each key needing a schema (a preserved unknown field makes
 //     an object count as changed, and so the object root, whose metadata
 //     the schema never describes, always counts as changed); map lists item
-//     by item by key, in any order; set and atomic lists as a whole. Scalars
+//     by item by key, in any order; all other lists as a whole. Scalars
 //     compare as JSON values, so 1 and 1.0 are equal.
 //   - Nothing below allOf/anyOf/oneOf/not is matched on its own: their
 //     errors ratchet only with the node that has the junctor.
@@ -133,26 +133,18 @@ func (v *validator) ratchetFields(n *node, m map[string]any) {
 }
 
 // ratchetItems validates the items of a list, each with its correlated old
-// item if the list type allows one.
+// item if the list type allows one: only map lists have them.
 func (v *validator) ratchetItems(n *node, a []any) {
 	r := v.rat
 	oldList, isList := r.old.([]any)
-	isList = isList && r.corr
 	var c *itemMatcher
+	if isList && r.corr && n.listType == listMap {
+		c = &itemMatcher{keys: n.mapKeys, old: oldList}
+	}
 	for i, x := range a {
 		var old any
-		if isList {
-			switch {
-			case n.listType == listMap:
-				if c == nil {
-					c = &itemMatcher{keys: n.mapKeys, old: oldList}
-				}
-				old = c.match(x)
-			case n.listType == listSet || n.has(fAtomicList):
-				// only the list as a whole can be unchanged
-			case i < len(oldList):
-				old = oldList[i]
-			}
+		if c != nil {
+			old = c.match(x)
 		}
 		v.pushIndex(i)
 		v.ratchetValue(n.items, x, old, old != nil)
@@ -199,25 +191,13 @@ func unchanged(n *node, x, old any) bool {
 		if len(a) != len(oa) {
 			return false
 		}
-		switch {
-		case n == nil || n.items == nil || n.listType == listSet || n.has(fAtomicList):
+		if n == nil || n.items == nil || n.listType != listMap {
 			return jsonEqual(a, oa)
-		case n.listType == listMap:
-			c := itemMatcher{keys: n.mapKeys, old: oa}
-			for _, e := range a {
-				oe := c.match(e)
-				if oe == nil || !unchanged(n.items, e, oe) {
-					return false
-				}
-			}
-			return true
 		}
-		for i := range a {
-			if oa[i] == nil {
-				// an item kube cannot correlate: the list as a whole
-				return jsonEqual(a, oa)
-			}
-			if !unchanged(n.items, a[i], oa[i]) {
+		c := itemMatcher{keys: n.mapKeys, old: oa}
+		for _, e := range a {
+			oe := c.match(e)
+			if oe == nil || !unchanged(n.items, e, oe) {
 				return false
 			}
 		}

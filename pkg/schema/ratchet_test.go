@@ -24,6 +24,9 @@ properties:
       tags: {type: array, maxItems: 2, items: {type: string, pattern: '^[a-z]+$'}}
       set: {type: array, x-kubernetes-list-type: set, items: {type: string, maxLength: 2}}
       atomic: {type: array, x-kubernetes-list-type: atomic, items: {type: string, maxLength: 2}}
+      modes: {type: array, items: {type: string, enum: [a, b]}}
+      amodes: {type: array, x-kubernetes-list-type: atomic, items: {type: string, enum: [a, b]}}
+      rows: {type: array, items: {type: object, properties: {a: {type: string, maxLength: 1}, b: {type: string}}}}
       ports:
         type: array
         x-kubernetes-list-type: map
@@ -53,6 +56,7 @@ properties:
 func TestValidateUpdate(t *testing.T) {
 	s := mustNew(t, ratchetSchema)
 	tooLong := func(f string) string { return f + `: Too long: may not be more than 3 bytes` }
+	tooLong1 := func(f string) string { return f + `: Too long: may not be more than 1 byte` }
 	tests := []struct {
 		name     string
 		obj, old string // specs only; old "" is a create
@@ -125,9 +129,39 @@ func TestValidateUpdate(t *testing.T) {
 			want: []string{`spec.ports[0].port: Invalid value: 200: spec.ports[0].port in body should be less than or equal to 100`},
 		},
 		{
-			name: "items of a list without list type match by index",
+			// kube's CorrelatedObject treats an unset list type as atomic
+			name: "items of a list without list type do not match by index",
 			obj:  `{"tags": ["BAD", "ok"]}`,
 			old:  `{"tags": ["BAD"]}`,
+			want: []string{`spec.tags[0]: Invalid value: "BAD": spec.tags[0] in body should match '^[a-z]+$'`},
+		},
+		{
+			name: "an unchanged enum item of a changed list without list type fails",
+			obj:  `{"modes": ["x", "a"]}`,
+			old:  `{"modes": ["x"]}`,
+			want: []string{`spec.modes[0]: Unsupported value: "x": supported values: "a", "b"`},
+		},
+		{
+			name: "an unchanged enum item of a changed atomic list fails",
+			obj:  `{"amodes": ["x", "a"]}`,
+			old:  `{"amodes": ["x"]}`,
+			want: []string{`spec.amodes[0]: Unsupported value: "x": supported values: "a", "b"`},
+		},
+		{
+			name: "enum items of unchanged lists pass",
+			obj:  `{"modes": ["x", "a"], "amodes": ["y"], "other": "changed"}`,
+			old:  `{"modes": ["x", "a"], "amodes": ["y"]}`,
+		},
+		{
+			name: "an unchanged field of a changed item of a list without list type fails",
+			obj:  `{"rows": [{"a": "xx", "b": "new"}]}`,
+			old:  `{"rows": [{"a": "xx"}]}`,
+			want: []string{tooLong1("spec.rows[0].a")},
+		},
+		{
+			name: "fields of items of an unchanged list pass",
+			obj:  `{"rows": [{"a": "xx", "b": "same"}], "other": "changed"}`,
+			old:  `{"rows": [{"a": "xx", "b": "same"}]}`,
 		},
 		{
 			name: "an invalid item moved to another index is new",

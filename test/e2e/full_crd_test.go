@@ -184,4 +184,8 @@ func fullExplain(t *testing.T, e *fullEnv) {
 
 	out = e.k.ok(t, "explain", "widgets", apiVersion)
 	wantContains(t, "kubectl explain widgets", out, "A Widget is the kubectl e2e suite's custom resource.", "spec", "status")
+
+	// the field's own description, as kube publishes it beside ObjectMeta's
+	out = e.k.ok(t, "explain", "widgets.metadata", apiVersion)
+	wantContains(t, "kubectl explain widgets.metadata", out, "Standard object's metadata.", "ObjectMeta is metadata")
 }

@@ -20,7 +20,10 @@ type collector struct {
 	// toDelete is the graph's, for dependents a foreground deletion
 	// waits on.
 	toDelete enqueuer
-	log      *slog.Logger
+	// gate says whether the graph holds every watched kind's objects;
+	// nil means it does.
+	gate *syncGate
+	log  *slog.Logger
 }
 
 // attemptToDelete decides the fate of one node from the server's
@@ -62,6 +65,10 @@ func (c *collector) attemptToDelete(ctx context.Context, uid types.UID) error {
 		gone := append(uids(dangling), uids(waiting)...)
 		log.DebugContext(ctx, "removing references to absent or foreground-deleting owners", "owners", gone)
 		return removeOwners(ctx, c.api, it.id, gone...)
+	case len(waiting) > 0 && !c.gate.complete(ctx):
+		// Whether it has dependents, and so how to delete it, may
+		// not be known yet.
+		return errGraphIncomplete
 	case len(waiting) > 0 && it.dependents > 0:
 		if c.graph.waitsInCycle(uid, uids(waiting)) {
 			// An owner waits for this object, which will wait for a
@@ -119,6 +126,9 @@ func (c *collector) latest(ctx context.Context, id objectRef) (*metav1.PartialOb
 func (c *collector) processDeletingDependents(ctx context.Context, id objectRef) error {
 	blocking := c.graph.blockingDependents(id.UID)
 	if len(blocking) == 0 {
+		if !c.gate.complete(ctx) {
+			return errGraphIncomplete
+		}
 		c.log.DebugContext(ctx, "no blocking dependent is left; releasing the owner", "object", id.String())
 		return removeFinalizer(ctx, c.api, id, metav1.FinalizerDeleteDependents)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -31,9 +32,13 @@ type resourceLister interface {
 type monitor struct {
 	gvk  schema.GroupVersionKind
 	regs []*cache.Registration
+	// stopped is set once the kind is no longer watched: the graph
+	// needs nothing more from it.
+	stopped atomic.Bool
 }
 
 func (m *monitor) stop() {
+	m.stopped.Store(true)
 	for _, r := range m.regs {
 		r.Remove()
 	}
@@ -68,12 +73,17 @@ func deletable(res []client.Resource, ignored []schema.GroupResource) map[schema
 }
 
 // sync makes the monitors match what the server serves now. It returns
-// the monitors it started, whose initial lists the caller may wait for.
-// A kind that cannot be watched is left out and tried on the next sync.
-func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
+// the monitors it started, whose initial lists the caller may wait for,
+// and every resource discovery listed (nil if discovery failed). A kind
+// that cannot be watched is left out and tried on the next sync.
+func (ms *monitors) sync(ctx context.Context) (started []*monitor, served map[schema.GroupResource]bool, err error) {
 	res, err := ms.resources.ServerResources(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("garbagecollector: discovery: %w", err)
+		return nil, nil, fmt.Errorf("garbagecollector: discovery: %w", err)
+	}
+	served = make(map[schema.GroupResource]bool, len(res))
+	for _, r := range res {
+		served[r.GVR.GroupResource()] = true
 	}
 	want := deletable(res, ms.ignored)
 	for gk, m := range ms.active {
@@ -88,7 +98,6 @@ func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
 			}
 		}
 	}
-	var started []*monitor
 	var errs []error
 	for gk, gvk := range want {
 		if _, ok := ms.active[gk]; ok {
@@ -105,7 +114,7 @@ func (ms *monitors) sync(ctx context.Context) ([]*monitor, error) {
 	if len(started) > 0 {
 		ms.log.DebugContext(ctx, "watching new kinds", "count", len(started), "watched", len(ms.active))
 	}
-	return started, errors.Join(errs...)
+	return started, served, errors.Join(errs...)
 }
 
 func (ms *monitors) start(ctx context.Context, gvk schema.GroupVersionKind) (*monitor, error) {
@@ -157,16 +166,4 @@ func unsynced(ms []*monitor) []string {
 		}
 	}
 	return out
-}
-
-// waitSynced waits until the graph holds the initial lists of ms, or
-// ctx ends.
-func waitSynced(ctx context.Context, ms []*monitor) error {
-	var syncers []cache.Syncer
-	for _, m := range ms {
-		for _, r := range m.regs {
-			syncers = append(syncers, r)
-		}
-	}
-	return cache.WaitForSync(ctx, syncers...)
 }

@@ -17,10 +17,11 @@ type Options struct {
 	// (besides each time a CustomResourceDefinition changes); 0 means
 	// 30 seconds.
 	ResyncDiscovery time.Duration
-	// SyncTimeout bounds how long the workers wait for the informers of
-	// newly watched kinds to list their objects (a foreground deletion
-	// must not finish before its dependents are known); after it they
-	// go on without the laggards. 0 means 30 seconds.
+	// SyncTimeout bounds how long the decisions that need all of an
+	// owner's dependents (releasing a foreground or orphan deletion)
+	// wait for the informers of newly watched kinds to list their
+	// objects; after it they go on without the laggards. Other
+	// collection never waits. 0 means 30 seconds.
 	SyncTimeout time.Duration
 	// Ignored are resources never watched; nil means Kubernetes'
 	// default, the core and events.k8s.io Events. Objects of these

@@ -12,6 +12,10 @@ import (
 // dependent loses its references to the owner, then the owner loses
 // the orphan finalizer, which lets the server delete it.
 func (c *collector) attemptToOrphan(ctx context.Context, uid types.UID) error {
+	if !c.gate.complete(ctx) {
+		// dependents of kinds just watched may not be known yet
+		return errGraphIncomplete
+	}
 	owner, deps, ok := c.graph.dependentsOf(uid)
 	if !ok {
 		return nil

@@ -35,10 +35,10 @@ type term struct {
 	c        *collector
 	toDelete *workqueue.Queue[types.UID]
 	toOrphan *workqueue.Queue[types.UID]
-	// pause stops the workers (write lock) while the graph catches up
-	// with kinds just watched: judging before their objects are known
-	// could release a foreground-deleting owner too early.
-	pause sync.RWMutex
+	// gate holds back the decisions that need kinds just watched in the
+	// graph: made before their objects are known, they could release a
+	// foreground-deleting owner too early.
+	gate *syncGate
 }
 
 // Start runs the collector until ctx ends.
@@ -48,10 +48,11 @@ func (r *runnable) Start(ctx context.Context) error {
 		opts:     r.opts,
 		toDelete: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_delete"}),
 		toOrphan: workqueue.New(workqueue.Options[types.UID]{Name: "garbage_collector_attempt_to_orphan"}),
+		gate:     &syncGate{timeout: r.opts.SyncTimeout, log: log},
 	}
 	absent := newAbsentOwners(absentOwnersSize)
 	g := newGraph(absent, t.toDelete, t.toOrphan)
-	t.c = &collector{graph: g, api: r.api, scopes: r.scopes, absent: absent, toDelete: t.toDelete, log: log}
+	t.c = &collector{graph: g, api: r.api, scopes: r.scopes, absent: absent, toDelete: t.toDelete, gate: t.gate, log: log}
 	ms := &monitors{
 		informers: r.informers, resources: r.resources, graph: g,
 		ignored: r.opts.Ignored, log: log, active: map[schema.GroupKind]*monitor{},
@@ -59,7 +60,8 @@ func (r *runnable) Start(ctx context.Context) error {
 	defer ms.stopAll()
 
 	rediscover := make(chan struct{}, 1)
-	if stop, err := r.watchCRDs(ctx, rediscover); err != nil {
+	awaited := &awaitedCRDs{}
+	if stop, err := r.watchCRDs(ctx, rediscover, awaited); err != nil {
 		log.WarnContext(ctx, "cannot watch CustomResourceDefinitions; new kinds are found by periodic discovery only", "err", err)
 	} else {
 		defer stop()
@@ -75,14 +77,34 @@ func (r *runnable) Start(ctx context.Context) error {
 
 	tick := time.NewTicker(r.opts.ResyncDiscovery)
 	defer tick.Stop()
+	// retry rediscovers while a CRD's change is not in discovery yet.
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var delay, waited time.Duration
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
+			continue
 		case <-tick.C:
-			t.resync(ctx, ms)
 		case <-rediscover:
-			t.resync(ctx, ms)
+			delay, waited = 0, 0
+		case <-retry.C:
 		}
+		served := t.resync(ctx, ms)
+		if awaited.reflected(served) {
+			retry.Stop()
+			delay, waited = 0, 0
+			continue
+		}
+		var ok bool
+		if delay, ok = nextRetry(delay, waited, r.opts.ResyncDiscovery); !ok {
+			awaited.forget()
+			delay, waited = 0, 0
+			continue
+		}
+		waited += delay
+		retry.Reset(delay)
 	}
 	t.toDelete.ShutDown()
 	t.toOrphan.ShutDown()
@@ -90,27 +112,21 @@ func (r *runnable) Start(ctx context.Context) error {
 	return nil
 }
 
-// resync re-runs discovery and waits, with the workers paused, for the
-// kinds it starts watching.
-func (t *term) resync(ctx context.Context, ms *monitors) {
-	log := t.opts.Logger
-	started, err := ms.sync(ctx)
+// resync re-runs discovery; the kinds it starts watching hold back the
+// decisions that need them until their informers have listed them. It
+// returns the resources discovery listed, nil if it failed.
+func (t *term) resync(ctx context.Context, ms *monitors) map[schema.GroupResource]bool {
+	started, served, err := ms.sync(ctx)
 	if ctx.Err() != nil {
-		return
+		return served
 	}
 	if err != nil {
-		log.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
+		t.opts.Logger.WarnContext(ctx, "discovery failed; kinds missing from it are retried", "err", err)
 	}
-	if len(started) == 0 {
-		return
+	if len(started) > 0 {
+		t.gate.add(started)
 	}
-	t.pause.Lock()
-	defer t.pause.Unlock()
-	wait, cancel := context.WithTimeout(ctx, t.opts.SyncTimeout)
-	defer cancel()
-	if err := waitSynced(wait, started); err != nil && ctx.Err() == nil {
-		log.WarnContext(ctx, "informers did not sync in time; collecting without them", "kinds", unsynced(started), "timeout", t.opts.SyncTimeout)
-	}
+	return served
 }
 
 // work takes items off q until it shuts down. Items left when ctx ends
@@ -122,10 +138,7 @@ func (t *term) work(ctx context.Context, q *workqueue.Queue[types.UID], process 
 			return
 		}
 		if ctx.Err() == nil {
-			t.pause.RLock()
-			err := process(ctx, uid)
-			t.pause.RUnlock()
-			t.settle(ctx, q, uid, err, recheckVirtual)
+			t.settle(ctx, q, uid, process(ctx, uid), recheckVirtual)
 		}
 		q.Done(uid)
 	}
@@ -144,6 +157,8 @@ func (t *term) settle(ctx context.Context, q *workqueue.Queue[types.UID], uid ty
 		q.Forget(uid)
 	case errors.Is(err, errAbsent):
 		q.Forget(uid)
+	case errors.Is(err, errGraphIncomplete):
+		q.AddAfter(uid, graphRetry)
 	case errors.Is(err, ErrNamespacedOwnerOfClusterScoped):
 		t.opts.Logger.DebugContext(ctx, "object left alone", "uid", uid, "err", err)
 		q.Forget(uid)
@@ -154,8 +169,8 @@ func (t *term) settle(ctx context.Context, q *workqueue.Queue[types.UID], uid ty
 }
 
 // watchCRDs signals rediscover when a CustomResourceDefinition changes:
-// a kind may have started or stopped being served.
-func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}) (stop func(), err error) {
+// a kind may have started or stopped being served. awaited learns which.
+func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}, awaited *awaitedCRDs) (stop func(), err error) {
 	infs, err := r.informers.Informers(ctx, crdGVK, true)
 	if err != nil {
 		return nil, err
@@ -170,13 +185,24 @@ func (r *runnable) watchCRDs(ctx context.Context, rediscover chan<- struct{}) (s
 		// Initial adds count too: the informer lists after the first
 		// discovery may have run, and a CRD made in between would
 		// otherwise wait for the periodic resync.
-		AddFunc: func(cache.Object, bool) { signal() },
+		AddFunc: func(crd cache.Object, _ bool) {
+			if crd.GetDeletionTimestamp() == nil {
+				awaited.expect(crd.GetName(), true)
+			}
+			signal()
+		},
 		UpdateFunc: func(old, cur cache.Object) {
 			if old != cur {
+				if cur.GetDeletionTimestamp() == nil {
+					awaited.expect(cur.GetName(), true)
+				}
 				signal()
 			}
 		},
-		DeleteFunc: func(cache.Object) { signal() },
+		DeleteFunc: func(crd cache.Object) {
+			awaited.expect(crd.GetName(), false)
+			signal()
+		},
 	}
 	var regs []*cache.Registration
 	stop = func() {

@@ -36,6 +36,8 @@ var (
 	// widget is a namespaced custom kind, gadget a cluster-scoped one.
 	widget = schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Widget"}
 	gadget = schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Gadget"}
+	// clusterScoped are the test kinds without namespaces.
+	clusterScoped = map[string]bool{"Gadget": true, "Flange": true}
 )
 
 // holdFinalizer keeps an object the collector deleted in sight until
@@ -58,6 +60,13 @@ type env struct {
 // manager must stop without an error log.
 func startEnv(t *testing.T) *env {
 	t.Helper()
+	return startEnvWith(t, nil)
+}
+
+// startEnvWith is startEnv with the collector changed by adjust, when
+// not nil, before it starts.
+func startEnvWith(t *testing.T, adjust func(*runnable)) *env {
+	t.Helper()
 	srv := apiservertest.Start(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c, err := client.New(srv.Config, client.Options{Logger: quiet})
@@ -73,8 +82,20 @@ func startEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Setup(m, Options{Workers: 4}); err != nil {
-		t.Fatal(err)
+	if adjust == nil {
+		if err := Setup(m, Options{Workers: 4}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		// as Setup makes it
+		r := &runnable{
+			opts: Options{Workers: 4}.withDefaults(m.Logger()), informers: m,
+			resources: m.API(), api: m.API(), scopes: m.RESTMapper(),
+		}
+		adjust(r)
+		if err := m.Add(r); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -154,7 +175,7 @@ func (e *env) create(gvk schema.GroupVersionKind, owners ...metav1.OwnerReferenc
 
 func (e *env) createWith(gvk schema.GroupVersionKind, meta metav1.ObjectMeta) obj {
 	e.t.Helper()
-	scoped := gvk != gadget
+	scoped := !clusterScoped[gvk.Kind]
 	if scoped {
 		meta.Namespace = e.ns
 	}

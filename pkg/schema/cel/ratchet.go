@@ -5,30 +5,29 @@ package cel
 //
 // On update every rule is evaluated as usual, but the failure of a rule that
 // does not use oldSelf is dropped when the value the rule is attached to is
-// unchanged from the old object; transition rules never ratchet. Runtime
-// errors of a rule (no such key, overflow, cost limits) are not failures and
-// do not ratchet either.
+// unchanged from the old object (and handed to the context's WithWarnings
+// function, kube sending it as a warning); transition rules never ratchet.
+// Runtime errors of a rule (no such key, overflow, cost limits) are not
+// failures and do not ratchet either.
 //
 // Nodes are matched with old values the way kube's CorrelatedObject does it
 // for ratcheting, which goes further than the matching of transition rules:
 // properties and additionalProperties entries by key, items of map lists by
-// their map keys, items of lists without a list type by index; items of sets
-// are not matched (only the set as a whole can be unchanged), nor are
-// apiVersion and kind at the root. A node that cannot be matched ratchets
-// when its nearest matched ancestor is unchanged, which for the item of a set
-// means the whole set is unchanged and otherwise never holds.
+// their map keys. Items of all other lists (sets, atomic lists, and lists
+// without a list type, which kube takes as atomic) are not matched, not even
+// by index, nor are apiVersion and kind at the root. A node that cannot be
+// matched ratchets when its nearest matched ancestor is unchanged, which for
+// the item of a list means the whole list is unchanged and otherwise never
+// holds.
 //
 // Unchanged means equal as kube compares matched values, guided by the
 // rule's type: objects key by key, where a key the type does not declare
 // (a preserved unknown field, or ObjectMeta beyond name and generateName)
-// counts as a change; map lists item by item in any order; sets as a whole.
-// Scalars compare as JSON values (1 equals 1.0).
+// counts as a change; map lists item by item in any order; other lists as a
+// whole. Scalars compare as JSON values (1 equals 1.0).
 //
-// The compiled tree records list types only where a rule's type describes
-// them, that is at or below a node with rules. A list with no rule at or
-// above it is taken to be a list without a list type, and lists declared
-// x-kubernetes-list-type: atomic are too (their CEL type does not tell them
-// apart); kube matches items of neither by index.
+// The compiled tree records map keys wherever it has a list node, so map
+// lists are told apart even where no rule's type describes them.
 
 // rstate is the ratcheting state of a node.
 type rstate struct {
@@ -81,8 +80,8 @@ type ratchetList struct {
 	rs    rstate   // the list's
 	old   []any    // the old list, if the list is matched with one
 	isOld bool     // old is a list
-	set   bool     // items are not matched one by one
-	setEq bool     // for sets, the list is unchanged
+	whole bool     // items are not matched one by one, only the whole list
+	same  bool     // for such lists, the list is unchanged
 	keys  []string // map keys of a map list
 	own   correlator
 	// shared says the transition rules' correlator works on the same old
@@ -106,16 +105,16 @@ func newRatchetList(n *node, list []any, rs rstate, transition *correlator, tran
 	case len(l.keys) > 0:
 		l.own.unkeyed = l.old
 		l.shared = transition != nil && len(transitionOld) == len(l.old) && &transitionOld[0] == &l.old[0]
-	case rs.t != nil && rs.t.kind == kindList && rs.t.list == listSet:
-		l.set = true
-		l.setEq = sameJSON(list, l.old)
+	default:
+		l.whole = true
+		l.same = sameJSON(list, l.old)
 	}
 	return l
 }
 
-// item returns the state of item i, x; transitionOld is what the transition
+// item returns the state of an item, x; transitionOld is what the transition
 // rules' correlator matched x with.
-func (l *ratchetList) item(i int, x, transitionOld any) rstate {
+func (l *ratchetList) item(x, transitionOld any) rstate {
 	var c rstate
 	if t := l.rs.t; t != nil && t.kind == kindList {
 		c.t = t.elem
@@ -133,10 +132,8 @@ func (l *ratchetList) item(i int, x, transitionOld any) rstate {
 		if old != nil {
 			c.old, c.corr = old, true
 		}
-	case l.set:
-		c.peq = l.setEq
-	case i < len(l.old) && l.old[i] != nil:
-		c.old, c.corr = l.old[i], true
+	case l.whole:
+		c.peq = l.same
 	}
 	return c
 }
@@ -182,24 +179,13 @@ func unchanged(t *declType, x, old any) bool {
 		if !ok || len(v) != len(o) {
 			return false
 		}
-		if t == nil || t.kind != kindList || t.list == listSet {
+		if t == nil || t.kind != kindList || t.list != listMap {
 			return sameJSON(v, o)
 		}
-		if t.list == listMap {
-			c := correlator{keys: t.mapKeys, unkeyed: o}
-			for _, e := range v {
-				oe := c.get(e)
-				if oe == nil || !unchanged(t.elem, e, oe) {
-					return false
-				}
-			}
-			return true
-		}
-		for i := range v {
-			if o[i] == nil {
-				return sameJSON(v, o) // kube compares the list as a whole
-			}
-			if !unchanged(t.elem, v[i], o[i]) {
+		c := correlator{keys: t.mapKeys, unkeyed: o}
+		for _, e := range v {
+			oe := c.get(e)
+			if oe == nil || !unchanged(t.elem, e, oe) {
 				return false
 			}
 		}

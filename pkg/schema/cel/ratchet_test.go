@@ -3,6 +3,7 @@ package cel
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,8 @@ var ratchetSpec = spec(strings.Join([]string{
 	`"tags":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.matches('^[a-z]+$')"}]}}`,
 	`"set":{"type":"array","maxItems":10,"x-kubernetes-list-type":"set","x-kubernetes-validations":[{"rule":"size(self) < 10"}],` +
 		`"items":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 2"}]}}`,
+	`"atomic":{"type":"array","maxItems":10,"x-kubernetes-list-type":"atomic","items":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 2"}]}}`,
+	`"rows":{"type":"array","maxItems":10,"items":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","maxLength":10}},"x-kubernetes-validations":[{"rule":"self.a < 10"}]}}`,
 	`"m":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.size() <= 3"}]}}`,
 	`"pair":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"string","maxLength":10}},` +
 		`"x-kubernetes-validations":[{"rule":"self.a < self.b","fieldPath":".a"},{"rule":"self.c == 'x'"}]}`,
@@ -81,9 +84,38 @@ func TestValidateRatcheting(t *testing.T) {
 		old:  `{"items":[{"name":"a","v":200}]}`,
 		want: []string{"Invalid value spec.items[1]: failed rule: self.v < 100"},
 	}, {
-		name: "items of a list without list type match by index",
+		// kube's CorrelatedObject takes an unset list type as atomic
+		name: "items of a list without list type do not match by index",
 		obj:  `{"tags":["BAD","ok"]}`,
 		old:  `{"tags":["BAD"]}`,
+		want: []string{"Invalid value spec.tags[0]: failed rule: self.matches('^[a-z]+$')"},
+	}, {
+		name: "items of an unchanged list without list type pass",
+		obj:  `{"tags":["BAD","ok"],"other":"changed"}`,
+		old:  `{"tags":["BAD","ok"]}`,
+	}, {
+		name: "items of a changed atomic list do not match one by one",
+		obj:  `{"atomic":["abc","d"]}`,
+		old:  `{"atomic":["abc"]}`,
+		want: []string{"Invalid value spec.atomic[0]: failed rule: self.size() <= 2"},
+	}, {
+		name: "items of an unchanged atomic list pass",
+		obj:  `{"atomic":["abc"],"other":"changed"}`,
+		old:  `{"atomic":["abc"]}`,
+	}, {
+		name: "an unchanged item of a changed list fails even when others change inside",
+		obj:  `{"rows":[{"a":12},{"a":1,"b":"new"}]}`,
+		old:  `{"rows":[{"a":12},{"a":1}]}`,
+		want: []string{"Invalid value spec.rows[0]: failed rule: self.a < 10"},
+	}, {
+		name: "a changed item of an unchanged list shape fails",
+		obj:  `{"rows":[{"a":12,"b":"new"}]}`,
+		old:  `{"rows":[{"a":12}]}`,
+		want: []string{"Invalid value spec.rows[0]: failed rule: self.a < 10"},
+	}, {
+		name: "items of an unchanged list of objects pass",
+		obj:  `{"rows":[{"a":12,"b":"x"}],"other":"changed"}`,
+		old:  `{"rows":[{"a":12,"b":"x"}]}`,
 	}, {
 		name: "an item moved to another index is new",
 		obj:  `{"tags":["ok","BAD"]}`,
@@ -183,17 +215,23 @@ func TestRatchetingRoot(t *testing.T) {
 }
 
 // TestRatchetingListTypeUnknown: a list with no rule at or above it has no
-// recorded list type and its items match by index, which is kube's rule for
-// lists without x-kubernetes-list-type.
+// rule type; its items are still not matched with old items, as kube does
+// for lists without x-kubernetes-list-type, while the items of a map list
+// in the same position are matched by key.
 func TestRatchetingListTypeUnknown(t *testing.T) {
-	v, errs := Compile(schema(t, spec(`"l":{"type":"array","maxItems":10,"items":{"type":"object","properties":{"n":{"type":"integer"}},`+
-		`"x-kubernetes-validations":[{"rule":"self.n < 10"}]}}`, "")), rootPath)
+	item := `"items":{"type":"object","properties":{"k":{"type":"string"},"n":{"type":"integer"}},"x-kubernetes-validations":[{"rule":"self.n < 10"}]}`
+	v, errs := Compile(schema(t, spec(`"l":{"type":"array","maxItems":10,`+item+`},`+
+		`"ml":{"type":"array","maxItems":10,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],`+item+`}`, "")), rootPath)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	obj := object(t, `{"spec":{"l":[{"n":12},{"n":1},{"n":13}]}}`)
-	old := object(t, `{"spec":{"l":[{"n":12},{"n":2}]}}`)
-	matchErrors(t, v.Validate(context.Background(), obj, old), []string{"Invalid value spec.l[2]: failed rule: self.n < 10"})
+	obj := object(t, `{"spec":{"l":[{"n":12},{"n":1},{"n":13}],"ml":[{"k":"a","n":12},{"k":"b","n":1},{"k":"c","n":13}]}}`)
+	old := object(t, `{"spec":{"l":[{"n":12},{"n":2}],"ml":[{"k":"a","n":12},{"k":"b","n":2}]}}`)
+	matchErrors(t, v.Validate(context.Background(), obj, old), []string{
+		"Invalid value spec.l[0]: failed rule: self.n < 10",
+		"Invalid value spec.l[2]: failed rule: self.n < 10",
+		"Invalid value spec.ml[2]: failed rule: self.n < 10",
+	})
 }
 
 // TestRatchetingLongMapList: the transition rules' correlator is shared
@@ -237,6 +275,7 @@ func TestUnchanged(t *testing.T) {
 		{`{"set":["a","b"]}`, `{"set":["a","b"]}`, true},
 		{`{"set":["a","b"]}`, `{"set":["b","a"]}`, false}, // kube compares sets in order
 		{`{"list":["a","b"]}`, `{"list":["b","a"]}`, false},
+		{`{"list":["a","b"]}`, `{"list":["a","b"]}`, true},
 		{`{"ml":[{"k":"a","v":1},{"k":"b"}]}`, `{"ml":[{"k":"b"},{"k":"a","v":1.0}]}`, true},
 		{`{"ml":[{"k":"a","v":1},{"k":"b"}]}`, `{"ml":[{"k":"b"},{"k":"c","v":1}]}`, false},
 		{`{"m":{"a":1,"b":2}}`, `{"m":{"b":2,"a":1}}`, true},
@@ -248,6 +287,37 @@ func TestUnchanged(t *testing.T) {
 	} {
 		if got := unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
 			t.Errorf("unchanged(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestRatchetingWarnings: a failure dropped by ratcheting comes back as
+// a warning, as kube-apiserver sends it, when the context asks for them;
+// failures that are reported are not warned about.
+func TestRatchetingWarnings(t *testing.T) {
+	v, errs := Compile(schema(t, ratchetSpec), rootPath)
+	if len(errs) > 0 {
+		t.Fatalf("compile: %v", errs)
+	}
+	tests := []struct {
+		obj, old string
+		warnings []string
+		errs     []string
+	}{
+		{`{"n":12,"name":"long","other":"changed"}`, `{"n":12,"name":"long"}`,
+			[]string{`spec.n: Invalid value: "integer": failed rule: self < 10`, `spec.name: Invalid value: "string": name long is too long`}, nil},
+		{`{"n":13,"name":"long"}`, `{"n":12,"name":"long"}`,
+			[]string{`spec.name: Invalid value: "string": name long is too long`}, []string{"Invalid value spec.n: failed rule: self < 10"}},
+		{`{"w":7,"other":"changed"}`, `{"w":7}`, nil, []string{"Invalid value spec.w: w was too big"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		ctx := WithWarnings(context.Background(), func(msg string) { got = append(got, msg) })
+		obj := object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n"},"spec":`+tc.obj+`}`)
+		old := object(t, `{"apiVersion":"x.io/v1","kind":"T","metadata":{"name":"n"},"spec":`+tc.old+`}`)
+		matchErrors(t, v.Validate(ctx, obj, old), tc.errs)
+		if !slices.Equal(got, tc.warnings) {
+			t.Errorf("%s after %s: warnings %q, want %q", tc.obj, tc.old, got, tc.warnings)
 		}
 	}
 }

@@ -176,7 +176,7 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 			}
 			var crs rstate
 			if w.ratchet {
-				crs = rl.item(i, item, ov)
+				crs = rl.item(item, ov)
 			}
 			if !w.child(n.items, step{index: i, isIdx: true}, item, ov, crs) {
 				return false
@@ -265,7 +265,7 @@ func (w *walker) rules(n *node, obj, old any, rs rstate) bool {
 			}
 			drop = same == 1
 		}
-		if !w.fail(n, r, obj, drop) {
+		if !w.fail(n, r, drop) {
 			return false
 		}
 	}
@@ -288,13 +288,13 @@ func (w *walker) charge(details *cel.EvalDetails) bool {
 	return true
 }
 
-// fail reports rule r as failed on obj, unless drop says the failure
+// fail reports rule r of node n as failed, unless drop says the failure
 // ratchets; false stops the walk (the message expression ran out of
 // budget). The message is evaluated even for a failure that ratchets, so
 // that it costs what it costs in kube; running out of budget there is
 // reported all the same (kube makes it a warning and silently skips the
 // remaining rules).
-func (w *walker) fail(n *node, r *rule, obj any, drop bool) bool {
+func (w *walker) fail(n *node, r *rule, drop bool) bool {
 	detail := r.message
 	if r.msgProg != nil {
 		msg, ok, stop := w.message(r)
@@ -306,24 +306,30 @@ func (w *walker) fail(n *node, r *rule, obj any, drop bool) bool {
 			detail = msg
 		}
 	}
-	if drop {
+	warn := warningsFrom(w.ctx)
+	if drop && warn == nil {
 		return true
 	}
 	p := w.rulePath(r)
-	var value any = obj
-	if n.schemaType == "object" || n.schemaType == "array" {
-		value = field.OmitValueType{}
-	}
+	// kube reports the schema's type as the bad value ("string",
+	// "object"), never the value itself.
+	value := n.schemaType
+	var e *field.Error
 	switch r.reason {
 	case apiextensionsv1.FieldValueForbidden:
-		w.errs = append(w.errs, field.Forbidden(p, detail))
+		e = field.Forbidden(p, detail)
 	case apiextensionsv1.FieldValueRequired:
-		w.errs = append(w.errs, field.Required(p, detail))
+		e = field.Required(p, detail)
 	case apiextensionsv1.FieldValueDuplicate:
-		w.errs = append(w.errs, field.Duplicate(p, value))
+		e = field.Duplicate(p, value)
 	default:
-		w.errs = append(w.errs, field.Invalid(p, value, detail))
+		e = field.Invalid(p, value, detail)
 	}
+	if drop {
+		warn(e.Error())
+		return true
+	}
+	w.errs = append(w.errs, e)
 	return true
 }
 

@@ -197,17 +197,21 @@ func TestValidate(t *testing.T) {
 }
 
 // TestValidateValues checks the value each kind of error carries, which
-// shows up in the 422 the server answers.
+// shows up in the 422 the server answers: the schema's type, as
+// kube-apiserver 1.33 answers.
 func TestValidateValues(t *testing.T) {
-	v, errs := Compile(schema(t, spec(`"n":{"type":"integer","x-kubernetes-validations":[{"rule":"self < 10"}]}`, `{"rule":"self.n < 5"},{"rule":"self.n.nope()"}`)), rootPath)
+	v, errs := Compile(schema(t, spec(`"n":{"type":"integer","x-kubernetes-validations":[{"rule":"self < 10"}]},`+
+		`"l":{"type":"array","items":{"type":"string"},"x-kubernetes-validations":[{"rule":"size(self) < 1","reason":"FieldValueDuplicate"}]}`,
+		`{"rule":"self.n < 5"},{"rule":"self.n.nope()"}`)), rootPath)
 	if len(errs) != 1 { // the second rule does not compile
 		t.Fatalf("compile: %v", errs)
 	}
-	got := v.Validate(context.Background(), object(t, `{"spec":{"n":12}}`), nil)
+	got := v.Validate(context.Background(), object(t, `{"spec":{"n":12,"l":["a"]}}`), nil)
 	want := []string{
-		`spec: Invalid value: failed rule: self.n < 5`,
+		`spec: Invalid value: "object": failed rule: self.n < 5`,
 		`spec: Invalid value: "object": rule compile error: compilation failed: ERROR: <input>:1:12: undeclared reference to 'nope' (in container '')`,
-		`spec.n: Invalid value: 12: failed rule: self < 10`,
+		`spec.l: Duplicate value: "array"`,
+		`spec.n: Invalid value: "integer": failed rule: self < 10`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
