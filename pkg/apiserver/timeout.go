@@ -127,12 +127,27 @@ func (s *Server) serveWithin(ctx context.Context, deadline time.Time, w http.Res
 			}
 			return
 		}
-		go func() {
-			if p := <-done; p != nil && p != http.ErrAbortHandler {
+		tw.expire(true)
+		late := func(p any) {
+			if p != nil && p != http.ErrAbortHandler {
 				s.log.Warn("handler panicked after its request timed out", "method", r.Method, "path", r.URL.Path, "panic", p)
 			}
-		}()
-		tw.expire(true)
+		}
+		if tw.http1 && r.Body != nil && r.Body != http.NoBody {
+			// After the handler returns, the server reads what is left of
+			// a small body so the connection can be reused, and if a read
+			// of the body is still under way it clears the read deadline
+			// first. Letting that read end here (it has reached the
+			// deadline) keeps the deadline on the server's own read, so a
+			// client trickling its body cannot hold the connection.
+			select {
+			case p := <-done:
+				late(p)
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		go func() { late(<-done) }()
 	}
 }
 

@@ -102,6 +102,19 @@ func (c *client) refused(t *testing.T, method, path, contentType string, body []
 	return st
 }
 
+// tooLarge sends a write that must be refused for its size: 413 for a
+// body or patch over the request limits, 422 for data over a kind's
+// limit, or, for an object over the storage limit, the 500 kube-apiserver
+// passes through from etcd.
+func (c *client) tooLarge(t *testing.T, method, path, contentType string, body []byte) {
+	t.Helper()
+	st := c.refused(t, method, path, contentType, body,
+		http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusInternalServerError)
+	if st.Code == http.StatusInternalServerError && !strings.Contains(st.Message, "request is too large") {
+		t.Fatalf("%s %s: 500 %q, want a refusal for size", method, path, st.Message)
+	}
+}
+
 // metric reads one unlabelled sample from /metrics.
 func (c *client) metric(t *testing.T, name string) float64 {
 	t.Helper()
