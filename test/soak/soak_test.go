@@ -26,9 +26,9 @@ const (
 const (
 	peakRSSLimit = 640 << 20
 	// quota is the store's; history is kept up to an eighth of it.
-	quota = 256 << 20
-	fdSlack      = 30
-	goSlack      = 60
+	quota   = 256 << 20
+	fdSlack = 30
+	goSlack = 60
 )
 
 func TestSoak(t *testing.T) {
