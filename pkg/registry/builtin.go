@@ -66,6 +66,8 @@ func Builtin() []*Resource {
 				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
 				"reason", "reportingController", "type",
 			},
+			SharesStorage: coreEvents,
+			Converter:     eventsV1Converter{},
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},
