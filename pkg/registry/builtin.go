@@ -66,8 +66,9 @@ func Builtin() []*Resource {
 				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
 				"reason", "reportingController", "type",
 			},
-			SharesStorage: coreEvents,
-			Converter:     eventsV1Converter{},
+			SharesStorage:  coreEvents,
+			StorageVersion: "v1",
+			Converter:      eventsV1Converter{},
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},

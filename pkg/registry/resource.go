@@ -48,9 +48,11 @@ type Resource struct {
 	custom *customSchema
 	// Scale, when set, serves the scale subresource.
 	Scale *Scale
-	// StorageVersion is the version a custom resource's objects are
-	// written in, when the CRD serves it; built-in kinds are stored in
-	// the version they are served in and leave it empty.
+	// StorageVersion is the version of the storage resource
+	// (StorageResource) that objects are written in: a custom resource's
+	// storage version when the CRD serves it, core's v1 for
+	// events.k8s.io Events. Built-in kinds stored in the version they
+	// are served in leave it empty.
 	StorageVersion string
 	// SharesStorage names another group/resource whose keys and watch
 	// cache hold this resource's objects, as events.k8s.io Events are
