@@ -179,8 +179,19 @@ func testEventVersions(t *testing.T, cs kubernetes.Interface, ns string) {
 
 	// A write through one version is an event of the other's watch.
 	gotCore.Message = "hello again"
-	if _, err := core.Update(ctx, gotCore, metav1.UpdateOptions{}); err != nil {
+	updated, err := core.Update(ctx, gotCore, metav1.UpdateOptions{FieldManager: "updater"})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// kube-apiserver's field manager cannot convert between the two
+	// groups, so the events.k8s.io manager's entry goes and the core
+	// one is recorded.
+	var managers []string
+	for _, m := range updated.ManagedFields {
+		managers = append(managers, m.Manager+" "+m.APIVersion+" "+string(m.Operation))
+	}
+	if want := []string{"updater v1 Update"}; !slices.Equal(managers, want) {
+		t.Errorf("managed fields after a core/v1 update of an events.k8s.io/v1 write: %q, want %q", managers, want)
 	}
 	if err := ev.Delete(ctx, "e2", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
