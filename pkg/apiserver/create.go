@@ -88,7 +88,7 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 		return s.writeObject(w, r, res, http.StatusCreated, b)
 	}
 	for attempt := 0; ; attempt++ {
-		val, err := s.storable(u, req.apply)
+		val, err := s.storable(res, u, req.apply)
 		if err != nil {
 			return err
 		}

@@ -228,10 +228,9 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *r
 	if err := s.cache.WaitFresh(ctx); err != nil {
 		return toStatus(err, req.res.GroupResource(), "")
 	}
-	var match func(*watchcache.Object) bool
-	if !sel.empty() {
-		match = sel.matches
-	}
+	// The selection matches objects as this version serves them; the
+	// stored objects are deleted.
+	match := servedMatch(req.res, sel)
 	page := c.List(watchcache.ListOptions{Namespace: nsIf(req), Match: match})
 	items := make([]*watchcache.Object, 0, len(page.Items))
 	for _, o := range page.Items {
@@ -246,7 +245,10 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *r
 		if err != nil {
 			return errInternal(err)
 		}
-		items = append(items, &watchcache.Object{Key: o.Key, Name: o.Name, Namespace: o.Namespace, JSON: b})
+		if b, err = servedVersion(req.res, b); err != nil {
+			return err
+		}
+		items = append(items, &watchcache.Object{Key: o.Key, Name: o.Name, Namespace: o.Namespace, APIVersion: req.res.APIVersion(), JSON: b})
 	}
 	return s.writeList(w, r, req.res, items, listMeta{ResourceVersion: strconv.FormatInt(s.cache.Revision(), 10)})
 }

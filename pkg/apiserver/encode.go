@@ -126,9 +126,11 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 			if i > 0 {
 				bw.WriteString(",")
 			}
-			b, err := servedVersion(res, o.JSON)
-			if err != nil {
-				b = o.JSON
+			b := o.JSON
+			if o.APIVersion != res.APIVersion() {
+				if b, err = servedVersion(res, o.JSON); err != nil {
+					b = o.JSON
+				}
 			}
 			if res.Typed {
 				b = withoutTypeMeta(b)

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"unicode"
@@ -197,14 +198,16 @@ func (o unstructuredObjects) ConvertToVersion(in runtime.Object, target runtime.
 	}
 	gvk := u.GroupVersionKind()
 	want, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{gvk})
-	if !ok {
-		return nil, fmt.Errorf("apiserver: %s cannot be converted to %v", gvk, target)
+	if !ok || want.GroupKind() != gvk.GroupKind() {
+		// Another group's version of the object (an events.k8s.io
+		// manager of a core Event): as in kube-apiserver, whose field
+		// manager knows only its own group's versions, it is a version
+		// the manager cannot track, and managers recorded in it are
+		// dropped on the next write.
+		return nil, runtime.NewNotRegisteredErrForTarget("apiserver", reflect.TypeOf(in), target)
 	}
 	if want == gvk {
 		return u, nil
-	}
-	if want.GroupKind() != gvk.GroupKind() {
-		return nil, fmt.Errorf("apiserver: %s cannot be converted to %s", gvk, want)
 	}
 	out := u.DeepCopy()
 	out.SetGroupVersionKind(want)

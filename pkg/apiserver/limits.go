@@ -10,6 +10,8 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
 
 // The bounds kube-apiserver puts on what one request may make the
@@ -50,8 +52,12 @@ func (s *Server) maxObjectBytes() int {
 // large is tried once more without managedFields, which can be large
 // and which the server can rebuild; u then loses them too, so the
 // answer shows what was stored.
-func (s *Server) storable(u *unstructured.Unstructured, apply bool) ([]byte, error) {
-	b, err := storedBytes(u)
+func (s *Server) storable(res *registry.Resource, u *unstructured.Unstructured, apply bool) ([]byte, error) {
+	st, err := storageForm(res, u)
+	if err != nil {
+		return nil, err
+	}
+	b, err := storedBytes(st)
 	if err != nil {
 		return nil, errInternal(err)
 	}
@@ -60,7 +66,7 @@ func (s *Server) storable(u *unstructured.Unstructured, apply bool) ([]byte, err
 	}
 	if !apply && len(u.GetManagedFields()) > 0 {
 		u.SetManagedFields(nil)
-		return s.storable(u, true)
+		return s.storable(res, u, true)
 	}
 	return nil, errStoreTooLarge()
 }

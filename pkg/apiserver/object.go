@@ -162,7 +162,7 @@ func (s *Server) decoder(res *registry.Resource) watchcache.DecodeFunc {
 			return nil, err
 		}
 		return &watchcache.Object{
-			Key: key, Namespace: u.GetNamespace(), Name: u.GetName(), Revision: rev,
+			Key: key, Namespace: u.GetNamespace(), Name: u.GetName(), Revision: rev, APIVersion: u.GetAPIVersion(),
 			Labels: u.GetLabels(), Fields: res.FieldSet(obj), JSON: b,
 		}, nil
 	}

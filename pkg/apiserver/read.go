@@ -33,6 +33,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 			return err
 		}
 		o, _ := c.Get(key)
+		if o, err = served(req.res, o); err != nil {
+			return errInternal(err)
+		}
 		if o == nil {
 			return errNotFound(req.res.GroupResource(), req.name)
 		}
@@ -42,7 +45,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 	if err != nil {
 		return err
 	}
-	o, err := s.decoder(req.res)(kv.Key, kv.Value, kv.Revision)
+	o, err := s.servedDecoder(req.res)(kv.Key, kv.Value, kv.Revision)
 	if err != nil {
 		return errInternal(err)
 	}
@@ -143,7 +146,7 @@ func parseLimit(q map[string][]string) (int, error) {
 }
 
 func (s *Server) cacheFor(res *registry.Resource) (*watchcache.Cache, error) {
-	c, ok := s.cache.Cache(res.GroupResource())
+	c, ok := s.cache.Cache(res.StorageResource())
 	if !ok {
 		return nil, errPathNotFound()
 	}
@@ -185,10 +188,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, req *request) erro
 // listing started at, which the continue token carries.
 func (s *Server) listObjects(ctx context.Context, req *request, sel selection, limit int) ([]*watchcache.Object, listMeta, error) {
 	prefix := req.res.NamespacePrefix(req.namespace)
-	var match func(*watchcache.Object) bool
-	if !sel.empty() {
-		match = sel.matches
-	}
+	match := servedMatch(req.res, sel)
 	if cont := req.query.Get("continue"); cont != "" {
 		if req.query.Get("resourceVersion") != "" {
 			return nil, listMeta{}, errBadRequest("specifying resource version is not allowed when using continue")
@@ -226,7 +226,8 @@ func (s *Server) listObjects(ctx context.Context, req *request, sel selection, l
 			meta.RemainingItemCount = &n
 		}
 	}
-	return res.Items, meta, nil
+	items, err := servedList(req.res, res.Items)
+	return items, meta, err
 }
 
 func nsIf(req *request) string {
@@ -239,7 +240,7 @@ func nsIf(req *request) string {
 // listStorage reads a page from storage, filling it past objects the
 // selection rejects.
 func (s *Server) listStorage(ctx context.Context, res *registry.Resource, prefix string, opts storage.ListOptions, limit int, match func(*watchcache.Object) bool) ([]*watchcache.Object, listMeta, error) {
-	decode := s.decoder(res)
+	decode := s.servedDecoder(res)
 	var items []*watchcache.Object
 	if limit > 0 {
 		opts.Limit = int64(limit)

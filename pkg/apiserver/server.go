@@ -158,7 +158,8 @@ func New(cfg Config) (*Server, error) {
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: s.log, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
 	ctx := context.Background()
 	for _, res := range s.reg.Resources() {
-		if !res.Stored() {
+		if !res.Stored() || res.StorageResource() != res.GroupResource() {
+			// Resources kept in another's storage share its cache.
 			continue
 		}
 		if _, err := s.cache.Add(ctx, res.GroupResource(), s.decoder(res)); err != nil {
@@ -283,7 +284,7 @@ func (s *Server) storageStats() []metrics.ResourceStats {
 	var out []metrics.ResourceStats
 	seen := map[schema.GroupResource]bool{}
 	for _, res := range s.reg.Resources() {
-		gr := res.GroupResource()
+		gr := res.StorageResource()
 		if seen[gr] {
 			continue
 		}

@@ -56,7 +56,9 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		if err != nil {
 			return errInternal(err)
 		}
-		res.NormalizeStored(old.Object)
+		if old.Object, err = res.FromStorage(old.Object); err != nil {
+			return errInternal(err)
+		}
 		old.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
 		u, err := desired(old.DeepCopy())
 		if err != nil {
@@ -97,7 +99,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			_, rev, err = s.store.Delete(ctx, key, kv.Revision)
 		} else {
 			var val []byte
-			if val, err = s.storable(next, req.apply); err != nil {
+			if val, err = s.storable(res, next, req.apply); err != nil {
 				return err
 			}
 			rev, err = s.store.Update(ctx, key, val, kv.Revision)

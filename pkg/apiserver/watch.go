@@ -148,7 +148,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	}
 	defer watcher.Stop()
 	for _, o := range watcher.Initial {
-		if p.sel.empty() || p.sel.matches(o) {
+		if o = ws.served(o); o != nil && (p.sel.empty() || p.sel.matches(o)) {
 			ws.send("ADDED", o, nil, 0)
 		}
 	}
@@ -243,6 +243,9 @@ func (ws *watchStream) start() {
 // (its previous content at the event's revision).
 func (ws *watchStream) sendEvent(ev *watchcache.Event) {
 	ws.lastRev = ev.Revision
+	if ev = ws.servedEvent(ev); ev == nil {
+		return
+	}
 	if ws.sel.empty() {
 		ws.send(eventType(ev.Type), ev.Object, ev, memoSlot(ev.Type, false))
 		return
@@ -277,7 +280,7 @@ func (ws *watchStream) sendEvent(ev *watchcache.Event) {
 				return
 			}
 			o := &watchcache.Object{Key: ev.Prev.Key, Namespace: ev.Prev.Namespace, Name: ev.Prev.Name,
-				Revision: ev.Revision, Labels: ev.Prev.Labels, Fields: ev.Prev.Fields, JSON: left}
+				Revision: ev.Revision, APIVersion: ev.Prev.APIVersion, Labels: ev.Prev.Labels, Fields: ev.Prev.Fields, JSON: left}
 			ws.send("DELETED", o, ev, memoSlot(storage.Deleted, true))
 		}
 	}
@@ -309,7 +312,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 	obj := o.JSON
 	// served: the cached object is already in the version served, so its
 	// kept protobuf message fits; shared: the event's frames are too.
-	served := bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+ws.res.APIVersion()+`"`))
+	served := o.APIVersion == ws.res.APIVersion()
 	shared := ev != nil && served
 	if !served {
 		var err error

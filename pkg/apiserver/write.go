@@ -10,12 +10,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
 
-// servedVersion returns obj as the requested version of its resource.
-// Custom resources of several versions share storage and are served
-// without conversion, so only apiVersion changes, and what the version's
-// schema prunes or defaults. Objects written by
-// this server start with apiVersion (map keys marshal sorted), which
-// makes the common case a prefix check.
+// servedVersion returns obj, served or stored JSON, as the requested
+// version of its resource (registry.Resource.FromStorage). Objects
+// written by this server usually start with apiVersion (map keys marshal
+// sorted), which makes the common case a prefix check.
 func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
 	want := res.APIVersion()
 	if bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+want+`"`)) {
@@ -28,10 +26,10 @@ func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
 	if m["apiVersion"] == want {
 		return obj, nil
 	}
-	// Cached objects follow the storage version's schema; this version's
-	// may prune or default differently.
-	res.NormalizeStored(m)
-	m["apiVersion"] = want
+	m, err := res.FromStorage(m)
+	if err != nil {
+		return nil, errInternal(err)
+	}
 	return json.Marshal(m)
 }
 

@@ -53,7 +53,7 @@ func Builtin() []*Resource {
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},
-				{Name: "Object", Type: "string", Value: involvedObject},
+				{Name: "Object", Type: "string", Value: objectReference("involvedObject")},
 				{Name: "Message", Type: "string", Path: ".message"},
 			},
 		},
@@ -66,10 +66,16 @@ func Builtin() []*Resource {
 				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
 				"reason", "reportingController", "type",
 			},
+			SharesStorage:  coreEvents,
+			StorageVersion: "v1",
+			Converter:      eventsV1Converter{},
+			// kube-apiserver prints both versions' tables from the one
+			// stored kind: the same columns.
 			Columns: []Column{
 				{Name: "Type", Type: "string", Path: ".type"},
 				{Name: "Reason", Type: "string", Path: ".reason"},
-				{Name: "Note", Type: "string", Path: ".note"},
+				{Name: "Object", Type: "string", Value: objectReference("regarding")},
+				{Name: "Message", Type: "string", Path: ".note"},
 			},
 		},
 		{
@@ -117,14 +123,18 @@ func countItems(field string) func(map[string]any) any {
 	}
 }
 
-func involvedObject(obj map[string]any) any {
-	io, _ := obj["involvedObject"].(map[string]any)
-	kind, _ := io["kind"].(string)
-	name, _ := io["name"].(string)
-	if kind == "" {
-		return name
+// objectReference is a table cell naming the object a reference field
+// points to as kind/name, as kubectl prints it.
+func objectReference(field string) func(map[string]any) any {
+	return func(obj map[string]any) any {
+		ref, _ := obj[field].(map[string]any)
+		kind, _ := ref["kind"].(string)
+		name, _ := ref["name"].(string)
+		if kind == "" {
+			return name
+		}
+		return lowerFirst(kind) + "/" + name
 	}
-	return lowerFirst(kind) + "/" + name
 }
 
 func lowerFirst(s string) string {

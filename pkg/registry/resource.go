@@ -48,10 +48,22 @@ type Resource struct {
 	custom *customSchema
 	// Scale, when set, serves the scale subresource.
 	Scale *Scale
-	// StorageVersion is the version a custom resource's objects are
-	// written in, when the CRD serves it; built-in kinds are stored in
-	// the version they are served in and leave it empty.
+	// StorageVersion is the version of the storage resource
+	// (StorageResource) that objects are written in: a custom resource's
+	// storage version when the CRD serves it, core's v1 for
+	// events.k8s.io Events. Built-in kinds stored in the version they
+	// are served in leave it empty.
 	StorageVersion string
+	// SharesStorage names another group/resource whose keys and watch
+	// cache hold this resource's objects, as events.k8s.io Events are
+	// core Events stored once; Converter then turns objects between this
+	// version and that resource's stored form. Zero for resources stored
+	// under their own name (every version of a custom resource is).
+	SharesStorage schema.GroupResource
+	// Converter converts between this version and the stored form; nil
+	// means the forms differ only in apiVersion (and, for custom
+	// resources, in pruning and defaults).
+	Converter Converter
 	// Verbs limits what the resource serves; nil is every verb of a
 	// stored resource. A resource that cannot be listed is not stored:
 	// the server answers its requests itself (SelfSubjectReview).
@@ -141,7 +153,7 @@ func KeyRoot() string { return keyRoot }
 
 // Prefix is the storage prefix of all objects of the resource.
 func (r *Resource) Prefix() string {
-	return PrefixFor(r.GroupResource())
+	return PrefixFor(r.StorageResource())
 }
 
 // PrefixFor is the storage prefix of a group/resource.

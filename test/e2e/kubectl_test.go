@@ -187,6 +187,44 @@ func TestKubectl(t *testing.T) {
 		}
 	})
 
+	// Events written through either API are one set of objects, as in
+	// kube-apiserver: kubectl lists both through each, with the same
+	// columns, and core's field selectors match events.k8s.io writes.
+	t.Run("events of both APIs", func(t *testing.T) {
+		t.Parallel()
+		k := kubectlFor(t)
+		const ns = "e2e-events"
+		k.ok(t, "create", "namespace", ns)
+		k.ok(t, "create", "-n", ns, "-f", writeFile(t, "events.yaml", eventManifests))
+		for _, resource := range []string{"events", "events.v1.events.k8s.io"} {
+			tb := parseTable(t, k.ok(t, "get", resource, "-n", ns))
+			for _, want := range []map[string]string{
+				{"TYPE": "Normal", "REASON": "Why", "OBJECT": "pod/p1", "MESSAGE": "hello"},
+				{"TYPE": "Warning", "REASON": "Pulled", "OBJECT": "pod/p2", "MESSAGE": "msg2"},
+			} {
+				if _, ok := tb.row(want); !ok {
+					t.Errorf("kubectl get %s: rows %v, want one with %v", resource, tb.rows, want)
+				}
+			}
+		}
+		selectors := []struct {
+			resource, selector string
+			want               []string
+		}{
+			{"events", "source=ctrl.example/x", []string{"event/e1"}},
+			{"events", "reportingComponent=ctrl.example/x", []string{"event/e1"}},
+			{"events", "source=kubelet", []string{"event/e2"}},
+			{"events", "involvedObject.name=p1", []string{"event/e1"}},
+			{"events.v1.events.k8s.io", "regarding.name=p2", []string{"event.events.k8s.io/e2"}},
+			{"events.v1.events.k8s.io", "reportingController=ctrl.example/x", []string{"event.events.k8s.io/e1"}},
+		}
+		for _, tc := range selectors {
+			if got := names(k.ok(t, "get", tc.resource, "-n", ns, "--field-selector", tc.selector, "-o", "name")); !slices.Equal(got, tc.want) {
+				t.Errorf("kubectl get %s --field-selector %s: %v, want %v", tc.resource, tc.selector, got, tc.want)
+			}
+		}
+	})
+
 	t.Run("custom resources", func(t *testing.T) {
 		t.Parallel()
 		k := kubectlFor(t)
@@ -642,3 +680,27 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// eventManifests are one Event written through each Events API.
+const eventManifests = `apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e1}
+eventTime: "2026-01-02T03:04:05.123456Z"
+reportingController: ctrl.example/x
+reportingInstance: inst-1
+action: Act
+reason: Why
+type: Normal
+note: hello
+regarding: {kind: Pod, name: p1, apiVersion: v1}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: e2}
+involvedObject: {kind: Pod, name: p2}
+reason: Pulled
+message: msg2
+type: Warning
+source: {component: kubelet, host: node-a}
+count: 3
+`

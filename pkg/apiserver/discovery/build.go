@@ -195,8 +195,9 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 		switch {
 		case r.StorageVersion != "":
 			// Every served version of a custom resource names the one
-			// its objects are stored in.
-			a.StorageVersionHash = storageVersionHash(r.Group, r.StorageVersion, r.Kind)
+			// its objects are stored in; events.k8s.io Events name
+			// core's, where they are kept.
+			a.StorageVersionHash = storageVersionHash(r.StorageResource().Group, r.StorageVersion, r.Kind)
 		case r.Typed && r.Stored():
 			// Built-in kinds are stored in the version they are served
 			// in.

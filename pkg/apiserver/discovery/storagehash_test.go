@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 )
 
@@ -88,6 +90,29 @@ func TestCustomResourceVerbs(t *testing.T) {
 	for _, v := range want {
 		if !rs[0].Serves(v) {
 			t.Errorf("custom resource does not serve %s", v)
+		}
+	}
+}
+
+// TestSharedStorageVersionHash checks that resources kept in another's
+// storage name its storage version, as kube-apiserver gives
+// events.k8s.io/v1 Events core/v1 Events' hash.
+func TestSharedStorageVersionHash(t *testing.T) {
+	reg := registry.New(registry.Builtin()...)
+	tests := []struct {
+		gvr  schema.GroupVersionResource
+		want string
+	}{
+		{schema.GroupVersionResource{Version: "v1", Resource: "events"}, "r2yiGXH7wu8="},
+		{schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, "r2yiGXH7wu8="},
+	}
+	for _, tt := range tests {
+		r, ok := reg.Get(tt.gvr)
+		if !ok {
+			t.Fatalf("%s is not served", tt.gvr)
+		}
+		if got := legacyResources([]*registry.Resource{r})[0].StorageVersionHash; got != tt.want {
+			t.Errorf("%s: storageVersionHash %q, want %q", tt.gvr, got, tt.want)
 		}
 	}
 }

@@ -17,12 +17,16 @@ type Object struct {
 	Name      string
 	// Revision is the object's resourceVersion.
 	Revision int64
-	Labels   labels.Set
-	Fields   fields.Set
+	// APIVersion is the version JSON is in; a request for another
+	// version of the resource is served the object's View.
+	APIVersion string
+	Labels     labels.Set
+	Fields     fields.Set
 	// JSON is the whole object with metadata.resourceVersion set.
 	JSON []byte
 
 	proto atomic.Pointer[[]byte]
+	views views[*Object]
 }
 
 // Protobuf returns the object's protobuf message, built from JSON by
@@ -55,7 +59,8 @@ type Event struct {
 	// Prev is the state before a Modified or Deleted.
 	Prev *Object
 
-	memo [memoSlots]struct {
+	views views[*Event]
+	memo  [memoSlots]struct {
 		once sync.Once
 		b    []byte
 		err  error

@@ -15,7 +15,7 @@
 //	recorder -> API server -> Event informers -> this controller
 //	    -> requeue at expiry -> DELETE (precondition: the version read)
 //
-// Setpoint stores core/v1 Events and events.k8s.io/v1 Events apart (they
-// are distinct resources, not two views of one, as in Kubernetes), so
-// the controller expires both.
+// events.k8s.io/v1 Events are core/v1 Events stored once and served in
+// both versions, as in Kubernetes, so watching core/v1 Events expires
+// both.
 package eventttl

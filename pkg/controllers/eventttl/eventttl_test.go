@@ -22,11 +22,12 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
-// TestEventTTL runs the controllers on a fake clock against a real
+// TestEventTTL runs the controller on a fake clock against a real
 // server. Events expire exactly TTL after their newest timestamp: one
 // written once goes at its TTL, one refreshed halfway (and one whose
-// series was observed later) lives on until TTL after that, in both
-// API groups.
+// series was observed later) lives on until TTL after that, whichever
+// API group wrote them: the controller watches core/v1 Events, which
+// events.k8s.io/v1 ones are too.
 func TestEventTTL(t *testing.T) {
 	srv := apiservertest.Start(t)
 	c := newClient(t, srv.Config)
@@ -42,23 +43,23 @@ func TestEventTTL(t *testing.T) {
 	series := coreEvent("series", t0)
 	series.EventTime = metav1.NewMicroTime(t0)
 	series.Series = &corev1.EventSeries{Count: 2, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))}
-	newOnce := eventsEvent("once", t0, nil)
-	newSeries := eventsEvent("series", t0, &eventsv1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))})
+	newOnce := eventsEvent("new-once", t0, nil)
+	newSeries := eventsEvent("new-series", t0, &eventsv1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))})
 	for _, ev := range []client.Object{once, refreshed, series, newOnce, newSeries} {
 		must(t, c.Create(ctx, ev))
 	}
 	m := runManager(t, srv.Config, Options{TTL: ttl, Clock: fake})
 
-	// Time moves only while the controllers are idle (each has done the
+	// Time moves only while the controller is idle (it has done the
 	// reconciles the test expects of it), so every requeue is computed
 	// and scheduled at one instant.
-	settle := func(core, events int) {
+	settle := func(n int) {
 		t.Helper()
 		eventually(t, "the reconciles to finish", func() error {
-			return reconciled(m, map[string]int{CoreControllerName: core, EventsControllerName: events})
+			return reconciled(m, map[string]int{ControllerName: n})
 		})
 	}
-	settle(3, 2)
+	settle(5)
 	// Each looked and asked to look again at its expiry; the queue's
 	// timer is set for the first, to the nanosecond.
 	if !fake.due(t0.Add(ttl)) {
@@ -68,7 +69,7 @@ func TestEventTTL(t *testing.T) {
 	refreshed.LastTimestamp = metav1.NewTime(fake.Now())
 	refreshed.Count++
 	must(t, c.Update(ctx, refreshed))
-	settle(4, 2)
+	settle(6)
 
 	fake.Step(ttl/2 - time.Second)
 	exist(t, c, true, once, refreshed, series, newOnce, newSeries)
@@ -76,7 +77,7 @@ func TestEventTTL(t *testing.T) {
 	fake.Step(time.Second)
 	eventually(t, "the events written once to expire", func() error { return gone(c, once, newOnce) })
 	// once expired; refreshed, due then too, was requeued.
-	settle(6, 3)
+	settle(9)
 	exist(t, c, true, refreshed, series, newSeries)
 
 	fake.Step(ttl/2 - time.Second)
@@ -121,23 +122,24 @@ func TestLastWrite(t *testing.T) {
 		LastTimestamp: metav1.NewTime(at(time.Minute)),
 		EventTime:     metav1.NewMicroTime(at(2 * time.Minute)),
 	}
-	if got := coreLastWrite(core); !got.Equal(at(2 * time.Minute)) {
+	if got := lastWrite(core); !got.Equal(at(2 * time.Minute)) {
 		t.Errorf("core: %v, want eventTime", got)
 	}
 	core.Series = &corev1.EventSeries{LastObservedTime: metav1.NewMicroTime(at(3 * time.Minute))}
-	if got := coreLastWrite(core); !got.Equal(at(3 * time.Minute)) {
+	if got := lastWrite(core); !got.Equal(at(3 * time.Minute)) {
 		t.Errorf("core with series: %v, want series.lastObservedTime", got)
 	}
-	ev := &eventsv1.Event{
-		ObjectMeta:              metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(5 * time.Minute))},
-		DeprecatedLastTimestamp: metav1.NewTime(at(4 * time.Minute)),
+	// An events.k8s.io Event's deprecatedLastTimestamp is lastTimestamp.
+	ev := &corev1.Event{
+		ObjectMeta:    metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(5 * time.Minute))},
+		LastTimestamp: metav1.NewTime(at(4 * time.Minute)),
 	}
-	if got := eventsLastWrite(ev); !got.Equal(at(5 * time.Minute)) {
-		t.Errorf("events.k8s.io: %v, want creationTimestamp", got)
+	if got := lastWrite(ev); !got.Equal(at(5 * time.Minute)) {
+		t.Errorf("created after lastTimestamp: %v, want creationTimestamp", got)
 	}
-	ev.DeprecatedLastTimestamp = metav1.NewTime(at(6 * time.Minute))
-	if got := eventsLastWrite(ev); !got.Equal(at(6 * time.Minute)) {
-		t.Errorf("events.k8s.io: %v, want deprecatedLastTimestamp", got)
+	ev.LastTimestamp = metav1.NewTime(at(6 * time.Minute))
+	if got := lastWrite(ev); !got.Equal(at(6 * time.Minute)) {
+		t.Errorf("lastTimestamp after creation: %v, want lastTimestamp", got)
 	}
 }
 

@@ -20,8 +20,7 @@ type Options struct {
 	// nil is the real clock. Tests inject a fake one to expire Events
 	// without waiting.
 	Clock clock.Clock
-	// Workers is how many Events of each API group are looked at at
-	// once; 0 means 2.
+	// Workers is how many Events are looked at at once; 0 means 2.
 	Workers int
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
@@ -15,25 +17,23 @@ type deleter interface {
 	Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error
 }
 
-// reconciler expires the Events of one API group; T is its Go type.
-type reconciler[T client.Object] struct {
-	events    client.Reader // the informer's copy
-	api       deleter
-	ttl       time.Duration
-	clock     clock.Clock
-	newEvent  func() T
-	lastWrite func(T) time.Time
+// reconciler expires Events.
+type reconciler struct {
+	events client.Reader // the informer's copy
+	api    deleter
+	ttl    time.Duration
+	clock  clock.Clock
 }
 
-func (r *reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	ev := r.newEvent()
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ev := &corev1.Event{}
 	if err := r.events.Get(ctx, req.NamespacedName, ev); err != nil {
 		if client.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	expiry := r.lastWrite(ev).Add(r.ttl)
+	expiry := lastWrite(ev).Add(r.ttl)
 	if now := r.clock.Now(); now.Before(expiry) {
 		return reconcile.Result{RequeueAfter: expiry.Sub(now)}, nil
 	}
@@ -42,7 +42,7 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (r
 	err := r.api.Delete(ctx, ev, client.Preconditions{UID: &uid, ResourceVersion: &rv})
 	switch {
 	case err == nil:
-		reconcile.Logger(ctx).DebugContext(ctx, "event expired", "lastWrite", r.lastWrite(ev))
+		reconcile.Logger(ctx).DebugContext(ctx, "event expired", "lastWrite", lastWrite(ev))
 	case client.IsNotFound(err):
 	case client.IsConflict(err):
 		// Written meanwhile: the informer brings the new version, whose

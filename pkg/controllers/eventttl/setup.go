@@ -2,7 +2,6 @@ package eventttl
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
@@ -10,33 +9,17 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 )
 
-// Controller names, in logs and metrics.
-const (
-	CoreControllerName   = "event-ttl"
-	EventsControllerName = "event-ttl-events.k8s.io"
-)
+// ControllerName names the controller in logs and metrics.
+const ControllerName = "event-ttl"
 
-// Setup adds the Event TTL controllers to m, one for core/v1 Events and
-// one for events.k8s.io/v1 Events, each reading its Events from m's
-// informers.
+// Setup adds the Event TTL controller to m. It reads core/v1 Events from
+// m's informers: events.k8s.io/v1 Events are the same objects, so those
+// expire too.
 func Setup(m *manager.Manager, opts Options) error {
 	opts = opts.withDefaults()
-	var api deleter = m.API()
-	copts := func(name string) controller.Options {
-		return controller.Options{Name: name, Workers: opts.Workers, Clock: queueClock(opts.Clock)}
-	}
-	core := &reconciler[*corev1.Event]{
-		events: m.Client(), api: api, ttl: opts.TTL, clock: opts.Clock,
-		newEvent: func() *corev1.Event { return &corev1.Event{} }, lastWrite: coreLastWrite,
-	}
-	if _, err := m.NewController(core, copts(CoreControllerName), controller.For[*corev1.Event](controller.WithPredicates(written))); err != nil {
-		return err
-	}
-	events := &reconciler[*eventsv1.Event]{
-		events: m.Client(), api: api, ttl: opts.TTL, clock: opts.Clock,
-		newEvent: func() *eventsv1.Event { return &eventsv1.Event{} }, lastWrite: eventsLastWrite,
-	}
-	_, err := m.NewController(events, copts(EventsControllerName), controller.For[*eventsv1.Event](controller.WithPredicates(written)))
+	r := &reconciler{events: m.Client(), api: m.API(), ttl: opts.TTL, clock: opts.Clock}
+	copts := controller.Options{Name: ControllerName, Workers: opts.Workers, Clock: queueClock(opts.Clock)}
+	_, err := m.NewController(r, copts, controller.For[*corev1.Event](controller.WithPredicates(written)))
 	return err
 }
 
