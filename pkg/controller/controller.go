@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -52,7 +53,7 @@ type Options struct {
 	QueueMetrics workqueue.MetricsProvider
 	// Clock is the time source of the queue and of requeues; nil means
 	// the real clock.
-	Clock workqueue.Clock
+	Clock clock.Clock
 	// Logger receives the controller's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -64,7 +65,7 @@ type Controller struct {
 	cluster Cluster
 	r       reconcile.Reconciler
 	sources []Source
-	clock   workqueue.Clock
+	clock   clock.Clock
 	log     *slog.Logger
 	metrics *controllerMetrics
 	reasons reasonBook
@@ -108,7 +109,7 @@ func New(cluster Cluster, r reconcile.Reconciler, opts Options, sources ...Sourc
 		opts.ReadYourWritesTimeout = 10 * time.Second
 	}
 	if opts.Clock == nil {
-		opts.Clock = workqueue.RealClock{}
+		opts.Clock = clock.Real{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -23,7 +23,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	var api deleter = m.API()
 	copts := func(name string) controller.Options {
-		return controller.Options{Name: name, Workers: opts.Workers, Clock: queueClock(opts.Clock)}
+		return controller.Options{Name: name, Workers: opts.Workers, Clock: opts.Clock}
 	}
 	core := &reconciler[*corev1.Event]{
 		events: m.Client(), api: api, ttl: opts.TTL, clock: opts.Clock,
