@@ -255,10 +255,12 @@ func TestReflectorBackoffJitter(t *testing.T) {
 }
 
 // stepClock is a Clock frozen in time, for code that only reads Now.
-type stepClock struct{ now time.Time }
+type stepClock struct {
+	RealClock // for timers
+	now       time.Time
+}
 
-func (c *stepClock) Now() time.Time                 { return c.now }
-func (c *stepClock) NewTimer(d time.Duration) Timer { return RealClock{}.NewTimer(d) }
+func (c *stepClock) Now() time.Time { return c.now }
 
 func TestReflectorShortWatchBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

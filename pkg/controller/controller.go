@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/workqueue"
 )
@@ -52,7 +53,7 @@ type Options struct {
 	QueueMetrics workqueue.MetricsProvider
 	// Clock is the time source of the queue and of requeues; nil means
 	// the real clock.
-	Clock workqueue.Clock
+	Clock clock.Clock
 	// Logger receives the controller's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -64,7 +65,7 @@ type Controller struct {
 	cluster Cluster
 	r       reconcile.Reconciler
 	sources []Source
-	clock   workqueue.Clock
+	clock   clock.Clock
 	log     *slog.Logger
 	metrics *controllerMetrics
 	reasons reasonBook
@@ -91,7 +92,7 @@ func New(cluster Cluster, r reconcile.Reconciler, opts Options, sources ...Sourc
 	}
 	primaries := 0
 	for _, s := range sources {
-		if s.isPrimary() {
+		if s, ok := s.(informerSource); ok && s.isPrimary() {
 			primaries++
 		}
 	}
@@ -108,7 +109,7 @@ func New(cluster Cluster, r reconcile.Reconciler, opts Options, sources ...Sourc
 		opts.ReadYourWritesTimeout = 10 * time.Second
 	}
 	if opts.Clock == nil {
-		opts.Clock = workqueue.RealClock{}
+		opts.Clock = clock.Real{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -268,37 +269,53 @@ func (c *Controller) Ready() error {
 	return fmt.Errorf("controller %s: %w", c.name, c.state)
 }
 
-// register adds a handler for each source to its kind's informers.
+// register starts the sources and returns the registrations of their
+// handlers on the informers.
 func (c *Controller) register(ctx context.Context) ([]*cache.Registration, error) {
-	var primary schema.GroupVersionKind
-	kinds := make([]schema.GroupVersionKind, len(c.sources))
-	for i, s := range c.sources {
-		gvk, err := s.kind(c)
-		if err != nil {
-			return nil, err
-		}
-		kinds[i] = gvk
-		if s.isPrimary() {
-			primary = gvk
-		}
-	}
-	var regs []*cache.Registration
-	for i, s := range c.sources {
-		infs, err := c.cluster.Informers(ctx, kinds[i], s.metadataOnly())
-		if err != nil {
-			return regs, fmt.Errorf("controller %s: informers of %s: %w", c.name, kinds[i], err)
-		}
-		c.mu.Lock()
-		c.watched[kinds[i]] = append(c.watched[kinds[i]], infs...)
-		c.mu.Unlock()
-		h := s.handler(c, kinds[i], primary)
-		for _, inf := range infs {
-			reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: c.name})
+	r := &sourceQueue{c: c}
+	for _, s := range c.sources {
+		if s, ok := s.(informerSource); ok && s.isPrimary() {
+			gvk, err := s.kind(c)
 			if err != nil {
-				return regs, fmt.Errorf("controller %s: %w", c.name, err)
+				return nil, err
 			}
-			regs = append(regs, reg)
+			r.primary = gvk
 		}
 	}
-	return regs, nil
+	for _, s := range c.sources {
+		if err := s.Start(ctx, r); err != nil {
+			return r.regs, err
+		}
+	}
+	return r.regs, nil
+}
+
+// sourceQueue is the Queue a controller's sources feed during one Start.
+type sourceQueue struct {
+	c       *Controller
+	primary schema.GroupVersionKind // the For kind, which Owns maps to
+	regs    []*cache.Registration   // of the informer sources' handlers
+}
+
+// Add queues req, noting reason.
+func (r *sourceQueue) Add(req reconcile.Request, reason reconcile.Reason) { r.c.enqueue(req, reason) }
+
+// watch adds h to the informers of gvk.
+func (r *sourceQueue) watch(ctx context.Context, gvk schema.GroupVersionKind, metadataOnly bool, h cache.Handler[cache.Object]) error {
+	c := r.c
+	infs, err := c.cluster.Informers(ctx, gvk, metadataOnly)
+	if err != nil {
+		return fmt.Errorf("controller %s: informers of %s: %w", c.name, gvk, err)
+	}
+	c.mu.Lock()
+	c.watched[gvk] = append(c.watched[gvk], infs...)
+	c.mu.Unlock()
+	for _, inf := range infs {
+		reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: c.name})
+		if err != nil {
+			return fmt.Errorf("controller %s: %w", c.name, err)
+		}
+		r.regs = append(r.regs, reg)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -16,15 +17,40 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
-// Source feeds a controller's queue from the informers of one kind. For,
-// Owns and Watches make them.
+// Source feeds a controller's queue. For, Owns and Watches are sources
+// of one kind's informer events; any other cause of reconciles (a
+// channel, a timer, an external system's notifications) is a Source the
+// user writes.
 type Source interface {
-	// kind resolves the source's kind; primary is the controller's For
-	// kind, which Owns maps to.
+	// Start sets the source up to add requests to q until ctx ends, and
+	// returns without waiting for that: the controller calls it on each
+	// of its runs, before its workers start, with a ctx that ends with
+	// the run. An error ends the run.
+	Start(ctx context.Context, q Queue) error
+}
+
+// Queue is a controller's queue as its sources see it.
+type Queue interface {
+	// Add asks for a reconcile of req; reason is one of the reasons the
+	// reconcile reports (reconcile.ReasonsFrom), usually with Trigger
+	// reconcile.TriggerGeneric for a user's source. Adds of a request
+	// already waiting merge into one reconcile.
+	Add(req reconcile.Request, reason reconcile.Reason)
+}
+
+// SourceFunc is a Source written as a function.
+type SourceFunc func(ctx context.Context, q Queue) error
+
+// Start calls f.
+func (f SourceFunc) Start(ctx context.Context, q Queue) error { return f(ctx, q) }
+
+// informerSource is a source of informer events, which the controller
+// joins to its cluster's informers: For, Owns and Watches.
+type informerSource interface {
+	Source
+	// kind resolves the source's kind.
 	kind(c *Controller) (schema.GroupVersionKind, error)
-	handler(c *Controller, gvk, primary schema.GroupVersionKind) cache.Handler[cache.Object]
 	isPrimary() bool
-	metadataOnly() bool
 }
 
 // SourceOption adjusts a source.
@@ -119,6 +145,21 @@ func (s *kindSource[T]) kind(c *Controller) (schema.GroupVersionKind, error) {
 		return schema.GroupVersionKind{}, fmt.Errorf("controller %s: %w", c.name, err)
 	}
 	return gvks[0], nil
+}
+
+// Start adds a handler for the source's events to the informers of its
+// kind, which the controller waits for before its workers start. Only
+// the controller's own queue gives access to them.
+func (s *kindSource[T]) Start(ctx context.Context, q Queue) error {
+	sq, ok := q.(*sourceQueue)
+	if !ok {
+		return errors.New("controller: For, Owns and Watches start only in their controller")
+	}
+	gvk, err := s.kind(sq.c)
+	if err != nil {
+		return err
+	}
+	return sq.watch(ctx, gvk, s.metadataOnly(), s.handler(sq.c, gvk, sq.primary))
 }
 
 func (s *kindSource[T]) handler(c *Controller, gvk, primary schema.GroupVersionKind) cache.Handler[cache.Object] {

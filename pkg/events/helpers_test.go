@@ -15,6 +15,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 // t0 is the fake clock's start, on a whole second: the API stores
@@ -22,48 +23,12 @@ import (
 var t0 = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // fakeClock moves only when a test advances it; its timers fire then.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
+type fakeClock struct{ *clock.Fake }
 
-type fakeTimer struct {
-	c  chan time.Time
-	at time.Time
-}
+func newFakeClock() *fakeClock { return &fakeClock{clock.NewFake(t0)} }
 
-func (t *fakeTimer) C() <-chan time.Time { return t.c }
-func (t *fakeTimer) Stop() bool          { return true }
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d)}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.timers = slices.DeleteFunc(c.timers, func(t *fakeTimer) bool {
-		if t.at.After(c.now) {
-			return false
-		}
-		t.c <- c.now
-		return true
-	})
-}
+// Advance moves the clock d forward.
+func (c *fakeClock) Advance(d time.Duration) { c.Step(d) }
 
 // logCapture keeps every record logged through it.
 type logCapture struct {

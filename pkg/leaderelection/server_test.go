@@ -235,6 +235,9 @@ type skewedClock time.Duration
 
 func (s skewedClock) Now() time.Time                 { return time.Now().Add(time.Duration(s)) }
 func (s skewedClock) NewTimer(d time.Duration) Timer { return RealClock{}.NewTimer(d) }
+func (s skewedClock) AfterFunc(d time.Duration, f func()) Timer {
+	return RealClock{}.AfterFunc(d, f)
+}
 
 // Fence against a real server: a deposed leader either reads the newer
 // token or loses the compare-and-swap.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 // delayFreeCap bounds the recycled records of fired delayed adds.
@@ -18,7 +20,7 @@ type delayQueue[T comparable] struct {
 	heap    []*delayed[T]
 	index   map[T]*delayed[T]
 	free    []*delayed[T] // recycled records, at most delayFreeCap
-	timer   Timer         // fires when heap[0] is due
+	timer   clock.Timer   // fires when heap[0] is due
 	armed   bool
 	timerAt int64
 	batch   []delayed[T] // reused by fire

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 type arrival struct {
@@ -137,6 +139,9 @@ func TestShutDownDropsDelayedAdds(t *testing.T) {
 
 // With an injected clock and no real time at all: the timer is re-armed
 // for an earlier item, and a stale fire changes nothing.
+// newFakeClock is the clock the queue's timing tests step by hand.
+func newFakeClock() *clock.Fake { return clock.NewFake(time.Unix(1_700_000_000, 0)) }
+
 func TestAddAfterWithFakeClock(t *testing.T) {
 	c := newFakeClock()
 	q := New(Options[string]{Clock: c})

@@ -13,7 +13,7 @@
 //     so the change is never lost and never processed concurrently.
 //   - Order: apart from deduplication, keys come out first in, first out.
 //
-// On top of that, [Queue.AddAfter] delays a key on an injected [Clock],
+// On top of that, [Queue.AddAfter] delays a key on an injected [clock.Clock],
 // [Queue.AddRateLimited] delays it by a [RateLimiter] (by default the same
 // per-key exponential backoff and overall token bucket as client-go), and
 // [NewPriority] orders keys by priority with an aging rule that bounds how

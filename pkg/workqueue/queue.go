@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 // Queue is a deduplicating, delaying, rate-limited work queue of items of
@@ -52,7 +54,7 @@ type Queue[T comparable] struct {
 
 	delay   delayQueue[T]
 	pool    sync.Pool      // of *waiter[T]
-	clock   Clock          // time source for delays, aging and metrics
+	clock   clock.Clock    // time source for delays, aging and metrics
 	epoch   time.Time      // times are kept as int64 nanoseconds since epoch
 	limiter RateLimiter[T] // AddRateLimited's delays
 }
@@ -72,7 +74,7 @@ func (q *Queue[T]) init(opts Options[T], prio *prioReady[T]) {
 	}
 	q.delay.index = make(map[T]*delayed[T])
 	q.pool.New = newWaiter[T]
-	q.clock = clockOrReal(opts.Clock)
+	q.clock = orReal(opts.Clock)
 	q.epoch = q.clock.Now()
 	q.limiter = opts.RateLimiter
 	if q.limiter == nil {

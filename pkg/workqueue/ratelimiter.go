@@ -1,6 +1,10 @@
 package workqueue
 
-import "time"
+import (
+	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
+)
 
 // RateLimiter decides how long a failed item waits before it is retried.
 type RateLimiter[T comparable] interface {
@@ -23,13 +27,13 @@ const (
 
 // DefaultRateLimiter is the larger of a per-item exponential backoff
 // (DefaultBaseDelay doubling up to DefaultMaxDelay) and a token bucket
-// shared by all items (DefaultQPS, DefaultBurst) on clock: one item's
+// shared by all items (DefaultQPS, DefaultBurst) on c: one item's
 // retries back off, and all retries together stay under 10 per second
-// after a burst of 100. A nil clock is RealClock.
-func DefaultRateLimiter[T comparable](clock Clock) RateLimiter[T] {
+// after a burst of 100. A nil c is the real clock.
+func DefaultRateLimiter[T comparable](c clock.Clock) RateLimiter[T] {
 	return MaxOf[T](
 		NewItemExponential[T](DefaultBaseDelay, DefaultMaxDelay),
-		NewTokenBucket[T](DefaultQPS, DefaultBurst, clock),
+		NewTokenBucket[T](DefaultQPS, DefaultBurst, c),
 	)
 }
 

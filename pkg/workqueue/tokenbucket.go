@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 // TokenBucket paces all items together: it holds up to burst tokens,
@@ -16,7 +18,7 @@ import (
 // It is computed as a generic cell rate algorithm on integer nanoseconds
 // of the injected clock, so tests get exact delays.
 type TokenBucket[T comparable] struct {
-	clock    Clock
+	clock    clock.Clock
 	epoch    time.Time
 	interval int64 // nanoseconds to refill one token
 	span     int64 // nanoseconds to refill the whole bucket
@@ -28,17 +30,17 @@ type TokenBucket[T comparable] struct {
 }
 
 // NewTokenBucket returns a bucket of burst tokens refilled at qps per
-// second on clock (nil is RealClock). It panics if qps <= 0 or burst < 1:
+// second on c (nil is the real clock). It panics if qps <= 0 or burst < 1:
 // such a limiter could never let anything through.
-func NewTokenBucket[T comparable](qps float64, burst int, clock Clock) *TokenBucket[T] {
+func NewTokenBucket[T comparable](qps float64, burst int, c clock.Clock) *TokenBucket[T] {
 	if !(qps > 0) || burst < 1 {
 		panic(fmt.Sprintf("workqueue: token bucket needs qps > 0 and burst >= 1, got %v and %d", qps, burst))
 	}
-	clock = clockOrReal(clock)
+	c = orReal(c)
 	interval := max(int64(float64(time.Second)/qps), 1)
 	span := interval * int64(burst)
 	// Start full: empty one whole refill ago.
-	return &TokenBucket[T]{clock: clock, epoch: clock.Now(), interval: interval, span: span, tat: -span}
+	return &TokenBucket[T]{clock: c, epoch: c.Now(), interval: interval, span: span, tat: -span}
 }
 
 // When takes a token and returns how long until it is available.

@@ -36,7 +36,7 @@ func TestEventTTL(t *testing.T) {
 	// so the timestamps set here are the newest.
 	t0 := time.Now().Truncate(time.Second).Add(time.Minute)
 	const ttl = time.Hour
-	fake := &fakeClock{now: t0}
+	fake := newFakeClock(t0)
 
 	once := coreEvent("once", t0)
 	refreshed := coreEvent("refreshed", t0)

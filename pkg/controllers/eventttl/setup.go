@@ -18,7 +18,7 @@ const ControllerName = "event-ttl"
 func Setup(m *manager.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	r := &reconciler{events: m.Client(), api: m.API(), ttl: opts.TTL, clock: opts.Clock}
-	copts := controller.Options{Name: ControllerName, Workers: opts.Workers, Clock: queueClock(opts.Clock)}
+	copts := controller.Options{Name: ControllerName, Workers: opts.Workers, Clock: opts.Clock}
 	_, err := m.NewController(r, copts, controller.For[*corev1.Event](controller.WithPredicates(written)))
 	return err
 }
