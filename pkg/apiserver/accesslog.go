@@ -11,7 +11,7 @@ import (
 func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rw := &codeRecorder{ResponseWriter: w, code: http.StatusOK}
+		rw := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		panicked := true
 		defer func() {
 			code := rw.code
@@ -40,31 +40,3 @@ func (s *Server) userOf(r *http.Request) string {
 	}
 	return anonymous.Username
 }
-
-// codeRecorder remembers the response code; Flush and Unwrap keep
-// streaming and http.ResponseController working through it.
-type codeRecorder struct {
-	http.ResponseWriter
-	code    int
-	written bool
-}
-
-func (w *codeRecorder) WriteHeader(code int) {
-	if !w.written {
-		w.code, w.written = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *codeRecorder) Write(b []byte) (int, error) {
-	w.written = true
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *codeRecorder) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *codeRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -335,8 +335,9 @@ func checkQuery(verb string, q url.Values) error {
 	return nil
 }
 
-// statusRecorder remembers the response code for metrics and keeps
-// flushing available to watches.
+// statusRecorder remembers the response code for metrics and the access
+// log; Flush and Unwrap keep watches streaming and
+// http.ResponseController working through it.
 type statusRecorder struct {
 	http.ResponseWriter
 	code    int
