@@ -192,7 +192,7 @@ func unchanged(n *node, x, old any) bool {
 			return false
 		}
 		if n == nil || n.items == nil || n.listType != listMap {
-			return jsonEqual(a, oa)
+			return EqualJSON(a, oa)
 		}
 		c := itemMatcher{keys: n.mapKeys, old: oa}
 		for _, e := range a {
@@ -203,7 +203,7 @@ func unchanged(n *node, x, old any) bool {
 		}
 		return true
 	}
-	return jsonEqual(x, old)
+	return EqualJSON(x, old)
 }
 
 // itemMatcher finds the old item of an x-kubernetes-list-type: map list

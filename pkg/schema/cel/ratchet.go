@@ -1,5 +1,7 @@
 package cel
 
+import crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
+
 // Validation ratcheting of rules, as kube-apiserver does it (KEP-4008,
 // feature CRDValidationRatcheting, on by default since 1.30, GA in 1.33).
 //
@@ -107,7 +109,7 @@ func newRatchetList(n *node, list []any, rs rstate, transition *correlator, tran
 		l.shared = transition != nil && len(transitionOld) == len(l.old) && &transitionOld[0] == &l.old[0]
 	default:
 		l.whole = true
-		l.same = sameJSON(list, l.old)
+		l.same = crdschema.EqualJSON(list, l.old)
 	}
 	return l
 }
@@ -180,7 +182,7 @@ func unchanged(t *declType, x, old any) bool {
 			return false
 		}
 		if t == nil || t.kind != kindList || t.list != listMap {
-			return sameJSON(v, o)
+			return crdschema.EqualJSON(v, o)
 		}
 		c := correlator{keys: t.mapKeys, unkeyed: o}
 		for _, e := range v {
@@ -191,53 +193,5 @@ func unchanged(t *declType, x, old any) bool {
 		}
 		return true
 	}
-	return sameJSON(x, old)
-}
-
-// sameJSON compares decoded JSON values; numbers compare by value.
-func sameJSON(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !sameJSON(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case float64:
-			return x == y
-		case int64:
-			return x == float64(y)
-		}
-		return false
-	case string, bool, nil:
-		return a == b
-	}
-	return false
+	return crdschema.EqualJSON(x, old)
 }
