@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // ratchetSpec has a field for each way rules ratchet.
@@ -285,7 +287,7 @@ func TestUnchanged(t *testing.T) {
 		{`{"list":null}`, `{"list":null}`, true},
 		{`{"list":null}`, `{"list":[]}`, false},
 	} {
-		if got := unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
+		if got := crdschema.Unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
 			t.Errorf("unchanged(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}

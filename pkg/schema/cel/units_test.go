@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 func TestEscapeName(t *testing.T) {
@@ -165,8 +167,8 @@ func TestValues(t *testing.T) {
 
 func TestCorrelator(t *testing.T) {
 	old := object(t, `{"l":[{"a":"x","b":1,"v":1},{"a":"x","b":2,"v":2},{"a":"y","b":1,"v":3},"junk",{"a":"z"}]}`)["l"].([]any)
-	c := &correlator{keys: []string{"a", "b"}, unkeyed: old}
-	find := func(item string) any { return c.get(object(t, item)) }
+	c := crdschema.NewMapListMatcher([]string{"a", "b"}, old)
+	find := func(item string) any { return c.Match(object(t, item)) }
 	if got := find(`{"a":"y","b":1}`); got.(map[string]any)["v"] != int64(3) {
 		t.Errorf("got %v", got)
 	}
