@@ -404,6 +404,18 @@ func (c *compiler) values(n *node, s *apiextensionsv1.JSONSchemaProps, p *field.
 	if len(s.Enum) > 0 {
 		c.enum(n, s.Enum, p.Child("enum"))
 	}
+	if structural && s.Default != nil {
+		n.flags |= fHasDefault
+	}
+	if structural && len(s.XValidations) > 0 {
+		n.checks().rules = s.XValidations
+	}
+	if structural && s.XMapType != nil {
+		n.checks().mapType = s.XMapType
+	}
+	if structural && s.XIntOrString && s.Type != "" {
+		n.checks().declaredType = s.Type
+	}
 	if structural && hasDefault(s) {
 		var v any
 		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(s.Default.Raw, &v); err != nil {

@@ -263,12 +263,12 @@ func TestRatchetingLongMapList(t *testing.T) {
 
 func TestUnchanged(t *testing.T) {
 	var b typeBuilder
-	ty := b.build(schema(t, `{"type":"object","properties":{`+
+	ty := b.build(crdschema.Unchecked(schema(t, `{"type":"object","properties":{`+
 		`"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},`+
 		`"list":{"type":"array","items":{"type":"string"}},`+
 		`"ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","properties":{"k":{"type":"string"},"v":{"type":"number"}}}},`+
 		`"m":{"type":"object","additionalProperties":{"type":"integer"}},`+
-		`"x-y":{"type":"string"}}}`), false, "t")
+		`"x-y":{"type":"string"}}}`)).Root(), false, "t")
 	for _, tc := range []struct {
 		a, b string
 		want bool

@@ -37,7 +37,7 @@ func TestEscapeName(t *testing.T) {
 }
 
 func TestParseFieldPath(t *testing.T) {
-	s := schema(t, `{"type":"object","properties":{"a":{"type":"object","properties":{"b.c":{"type":"string"},"d":{"type":"string"}}},"m":{"type":"object","additionalProperties":{"type":"object","properties":{"x":{"type":"string"}}}},"l":{"type":"array","items":{"type":"string"}}}}`)
+	s := crdschema.Unchecked(schema(t, `{"type":"object","properties":{"a":{"type":"object","properties":{"b.c":{"type":"string"},"d":{"type":"string"}}},"m":{"type":"object","additionalProperties":{"type":"object","properties":{"x":{"type":"string"}}}},"l":{"type":"array","items":{"type":"string"}}}}`)).Root()
 	tests := []struct {
 		in, want, err string
 	}{
@@ -111,7 +111,7 @@ func TestValues(t *testing.T) {
 		"ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k1","k2"],"items":{"type":"object","properties":{"k1":{"type":"string"},"k2":{"type":"integer"},"v":{"type":"string"}}}},
 		"m":{"type":"object","additionalProperties":{"type":"string"}},
 		"strs":{"type":"array","items":{"type":"string"}}}}`)
-	root := b.build(s, false, "t")
+	root := b.build(crdschema.Unchecked(s).Root(), false, "t")
 	obj := object(t, `{"n":1,"i":2,"s":"x","b":true,"set":[1,2,3],"ml":[{"k1":"a","k2":1,"v":"x"},{"k1":"a","k2":2,"v":"y"}],"m":{"a":"1"},"strs":["a","b"]}`)
 	self := root.toVal(obj).(*objectVal)
 	get := func(name string) ref.Val { return self.Get(types.String(name)) }
