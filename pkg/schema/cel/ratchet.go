@@ -13,7 +13,9 @@ import crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 // failures and do not ratchet either.
 //
 // Nodes are matched with old values the way kube's CorrelatedObject does it
-// for ratcheting, which goes further than the matching of transition rules:
+// for ratcheting, with package schema's correlation (Correlated,
+// MapListMatcher, Unchanged), the one its ValidateUpdate uses. That goes
+// further than the matching of transition rules:
 // properties and additionalProperties entries by key, items of map lists by
 // their map keys. Items of all other lists (sets, atomic lists, and lists
 // without a list type, which kube takes as atomic) are not matched, not even
