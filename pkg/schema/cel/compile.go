@@ -74,9 +74,6 @@ type rule struct {
 // Compile compiles props as a structural schema first; New compiles the
 // rules of a schema that is compiled already.
 func Compile(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) (*Validator, field.ErrorList) {
-	if !propsHaveRules(props) {
-		return nil, nil // most CRDs: no need to walk the schema any further
-	}
 	return New(crdschema.Unchecked(props), fldPath)
 }
 
@@ -85,7 +82,7 @@ func Compile(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) (*Vali
 // prune, default and validate objects.
 func New(s *crdschema.Structural, fldPath *field.Path) (*Validator, field.ErrorList) {
 	if s == nil || !hasRules(s.Root()) {
-		return nil, nil
+		return nil, nil // most CRDs: no need to walk the schema any further
 	}
 	env, err := base()
 	if err != nil {
@@ -239,25 +236,6 @@ func hasRules(s *crdschema.Node) bool {
 		}
 	}
 	return hasRules(s.Items()) || hasRules(s.AdditionalProperties())
-}
-
-// propsHaveRules is hasRules for a schema not compiled yet.
-func propsHaveRules(s *apiextensionsv1.JSONSchemaProps) bool {
-	if s == nil {
-		return false
-	}
-	if len(s.XValidations) > 0 {
-		return true
-	}
-	for _, p := range s.Properties {
-		if propsHaveRules(&p) {
-			return true
-		}
-	}
-	if s.Items != nil && propsHaveRules(s.Items.Schema) {
-		return true
-	}
-	return s.AdditionalProperties != nil && propsHaveRules(s.AdditionalProperties.Schema)
 }
 
 var supportedReasons = []string{
