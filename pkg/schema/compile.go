@@ -407,14 +407,12 @@ func (c *compiler) values(n *node, s *apiextensionsv1.JSONSchemaProps, p *field.
 	if structural && s.Default != nil {
 		n.flags |= fHasDefault
 	}
-	if structural && len(s.XValidations) > 0 {
-		n.checks().rules = s.XValidations
-	}
-	if structural && s.XMapType != nil {
-		n.checks().mapType = s.XMapType
-	}
-	if structural && s.XIntOrString && s.Type != "" {
-		n.checks().declaredType = s.Type
+	if structural && (len(s.XValidations) > 0 || s.XMapType != nil || s.XIntOrString && s.Type != "") {
+		ext := &ruleExt{rules: s.XValidations, mapType: s.XMapType}
+		if s.XIntOrString {
+			ext.declaredType = s.Type
+		}
+		n.checks().ext = ext
 	}
 	if structural && hasDefault(s) {
 		var v any

@@ -81,7 +81,7 @@ func Unchanged[S Shape[S]](s S, x, old any) bool {
 		}
 		items, keys, isMap := s.MapListShape()
 		if !isMap {
-			return EqualJSON(v, o)
+			return EqualJSON(x, old) // as given: boxing v and o again would allocate
 		}
 		m := NewMapListMatcher(keys, o)
 		for _, e := range v {
@@ -107,12 +107,13 @@ type MapListMatcher struct {
 	index   map[any]any
 }
 
-// NewMapListMatcher matches items with the items of old by keys.
-func NewMapListMatcher(keys []string, old []any) *MapListMatcher {
+// NewMapListMatcher matches items with the items of old by keys. It is a
+// value so that a walk can keep it without allocating.
+func NewMapListMatcher(keys []string, old []any) MapListMatcher {
 	if len(old) <= smallList {
-		return &MapListMatcher{keys: keys, old: old}
+		return MapListMatcher{keys: keys, old: old}
 	}
-	return &MapListMatcher{keys: keys, unkeyed: old}
+	return MapListMatcher{keys: keys, unkeyed: old}
 }
 
 // Match returns the old item matching x, or nil.

@@ -41,7 +41,8 @@ func TestMapListMatcher(t *testing.T) {
 			}
 		}
 		for _, tt := range tests {
-			got := NewMapListMatcher(tt.keys, list).Match(tt.item)
+			m := NewMapListMatcher(tt.keys, list)
+			got := m.Match(tt.item)
 			var gotV any
 			if got != nil {
 				gotV = got.(map[string]any)["v"]

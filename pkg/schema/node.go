@@ -138,15 +138,20 @@ type checks struct {
 	enumStrings []string            // rendered enum values for "supported values"
 	enumSet     map[string]struct{} // for large all-string enums
 
-	// Read only by package cel, through the methods in rules.go.
-	rules        []apiextensionsv1.ValidationRule // x-kubernetes-validations
-	mapType      *string                          // x-kubernetes-map-type
-	declaredType string                           // type as written, kept for int-or-string nodes
+	ext *ruleExt // read only by package cel, through the methods in rules.go
 
 	allOf []*node
 	anyOf []*node
 	oneOf []*node
 	not   *node
+}
+
+// ruleExt is what only package cel reads of a node, apart so that it
+// costs the validator's checks a pointer.
+type ruleExt struct {
+	rules        []apiextensionsv1.ValidationRule // x-kubernetes-validations
+	mapType      *string                          // x-kubernetes-map-type
+	declaredType string                           // type as written, kept for int-or-string nodes
 }
 
 func (c *checks) has(i int) bool { return c.limSet&(1<<i) != 0 }

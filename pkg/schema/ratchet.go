@@ -123,13 +123,14 @@ func (v *validator) ratchetFields(n *node, m map[string]any) {
 func (v *validator) ratchetItems(n *node, a []any) {
 	cur := v.rat.cur
 	oldList, isList := cur.Old.([]any)
-	var c *MapListMatcher
-	if isList && cur.Matched && n.listType == listMap {
+	matched := isList && cur.Matched && n.listType == listMap
+	var c MapListMatcher
+	if matched {
 		c = NewMapListMatcher(n.mapKeys, oldList)
 	}
 	for i, x := range a {
 		var old any
-		if c != nil {
+		if matched {
 			old = c.Match(x)
 		}
 		v.pushIndex(i)

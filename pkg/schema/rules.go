@@ -35,8 +35,8 @@ func (n *node) Type() string {
 		return ""
 	}
 	if n.typ == typeIntOrString {
-		if n.v != nil {
-			return n.v.declaredType
+		if n.v != nil && n.v.ext != nil {
+			return n.v.ext.declaredType
 		}
 		return ""
 	}
@@ -121,10 +121,10 @@ func (n *node) MapKeys() []string {
 
 // MapType returns x-kubernetes-map-type, or nil.
 func (n *node) MapType() *string {
-	if n == nil || n.v == nil {
+	if n == nil || n.v == nil || n.v.ext == nil {
 		return nil
 	}
-	return n.v.mapType
+	return n.v.ext.mapType
 }
 
 // Required returns the required properties.
@@ -167,8 +167,8 @@ func (n *node) limit(i int) (int64, bool) {
 
 // Rules returns the node's x-kubernetes-validations.
 func (n *node) Rules() []apiextensionsv1.ValidationRule {
-	if n == nil || n.v == nil {
+	if n == nil || n.v == nil || n.v.ext == nil {
 		return nil
 	}
-	return n.v.rules
+	return n.v.ext.rules
 }

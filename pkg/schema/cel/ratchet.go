@@ -80,7 +80,7 @@ type ratchetList struct {
 	whole bool     // items are not matched one by one, only the whole list
 	same  bool     // for such lists, the list is unchanged
 	keys  []string // map keys of a map list
-	own   *crdschema.MapListMatcher
+	own   crdschema.MapListMatcher
 	// shared says the transition rules' matcher works on the same old
 	// list, so that its answers are reused instead of own's.
 	shared bool
@@ -100,6 +100,7 @@ func newRatchetList(n *node, list []any, rs rstate, transition *crdschema.MapLis
 	}
 	switch {
 	case len(l.keys) > 0:
+		l.own = crdschema.NewMapListMatcher(l.keys, l.old)
 		l.shared = transition != nil && len(transitionOld) == len(l.old) && &transitionOld[0] == &l.old[0]
 	default:
 		l.whole = true
@@ -123,9 +124,6 @@ func (l *ratchetList) item(x, transitionOld any) rstate {
 	case len(l.keys) > 0:
 		old := transitionOld
 		if !l.shared {
-			if l.own == nil {
-				l.own = crdschema.NewMapListMatcher(l.keys, l.old)
-			}
 			old = l.own.Match(x)
 		}
 		if old != nil {

@@ -164,7 +164,8 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 		var oldList []any
 		if n.items.needsOld && len(n.mapKeys) > 0 {
 			if oldList, _ = old.([]any); len(oldList) > 0 {
-				corr = crdschema.NewMapListMatcher(n.mapKeys, oldList)
+				m := crdschema.NewMapListMatcher(n.mapKeys, oldList)
+				corr = &m
 			}
 		}
 		var rl ratchetList
