@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/setpoint-dev/setpoint/pkg/registry"
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -238,53 +239,9 @@ func specChanged(res *registry.Resource, a, b *unstructured.Unstructured) bool {
 // sameObject reports whether an update would store what is stored; such
 // a write is skipped and answered with the current object, so no-op
 // updates do not wake every watcher. Comparing the maps costs a fraction
-// of encoding both.
+// of encoding both, and numbers compare as their JSON encodings do.
 func sameObject(a, b *unstructured.Unstructured) bool {
-	return jsonEqual(a.Object, b.Object)
-}
-
-// jsonEqual compares JSON values as decoded (maps, slices, strings,
-// int64, float64, bools, nil). Values of other Go types compare with
-// reflect.DeepEqual, which may call equal encodings different: that
-// only costs a write.
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := b[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		b, ok := b.(string)
-		return ok && a == b
-	case int64:
-		b, ok := b.(int64)
-		return ok && a == b
-	case bool:
-		b, ok := b.(bool)
-		return ok && a == b
-	case nil:
-		return b == nil
-	}
-	return reflect.DeepEqual(a, b)
+	return crdschema.EqualJSON(a.Object, b.Object)
 }
 
 // held reports whether an object must stay while its deletion is under

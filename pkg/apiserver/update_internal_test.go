@@ -1,6 +1,10 @@
 package apiserver
 
-import "testing"
+import (
+	"testing"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
+)
 
 func TestJSONEqual(t *testing.T) {
 	tests := []struct {
@@ -17,7 +21,7 @@ func TestJSONEqual(t *testing.T) {
 		{map[string]any{}, []any{}, false},
 	}
 	for _, tt := range tests {
-		if got := jsonEqual(tt.a, tt.b); got != tt.want {
+		if got := crdschema.EqualJSON(tt.a, tt.b); got != tt.want {
 			t.Errorf("jsonEqual(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}

@@ -26,7 +26,9 @@ func compileSchema(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) 
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	rules, errs := cel.Compile(props, fldPath)
+	// The rules compile from the compiled structural schema, as kube
+	// builds CEL types from its structural schema.
+	rules, errs := cel.New(st, fldPath)
 	if len(errs) > 0 {
 		return nil, errs
 	}

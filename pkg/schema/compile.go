@@ -404,6 +404,16 @@ func (c *compiler) values(n *node, s *apiextensionsv1.JSONSchemaProps, p *field.
 	if len(s.Enum) > 0 {
 		c.enum(n, s.Enum, p.Child("enum"))
 	}
+	if structural && s.Default != nil {
+		n.flags |= fHasDefault
+	}
+	if structural && (len(s.XValidations) > 0 || s.XMapType != nil || s.XIntOrString && s.Type != "") {
+		ext := &ruleExt{rules: s.XValidations, mapType: s.XMapType}
+		if s.XIntOrString {
+			ext.declaredType = s.Type
+		}
+		n.checks().ext = ext
+	}
 	if structural && hasDefault(s) {
 		var v any
 		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(s.Default.Raw, &v); err != nil {

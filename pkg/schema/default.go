@@ -84,7 +84,7 @@ func (c *compiler) checkDefaults(n *node, p *field.Path) {
 		cp := deepCopy(n.def)
 		pr := pruner{}
 		pr.prune(cp, n)
-		if !jsonEqual(cp, n.def) {
+		if !EqualJSON(cp, n.def) {
 			c.add(field.Invalid(dp, n.def, "must not have unknown fields"))
 		}
 		v := validator{embeddedAtTop: true}

@@ -92,7 +92,7 @@ properties:
 			s := mustNew(t, tt.schema)
 			obj := parseObject(t, tt.obj)
 			s.Default(obj)
-			if want := parseObject(t, tt.want); !jsonEqual(obj, want) {
+			if want := parseObject(t, tt.want); !EqualJSON(obj, want) {
 				got, _ := json.Marshal(obj)
 				t.Errorf("defaulted object:\ngot:  %s\nwant: %s", got, tt.want)
 			}

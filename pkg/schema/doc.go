@@ -18,5 +18,8 @@
 // problems or to copy default values into an object.
 //
 // CEL rules (x-kubernetes-validations) are not evaluated here; the
-// schema/cel package does that.
+// schema/cel package does that, compiling them from this package's tree
+// (Node) and ratcheting them with its correlation of old and new values
+// (Correlated, MapListMatcher, Unchanged). EqualJSON is the server's one
+// equality of decoded JSON values.
 package schema

@@ -122,7 +122,7 @@ func FuzzValidate(f *testing.F) {
 		s.Default(obj)
 		once := deepCopy(obj)
 		s.Default(obj)
-		if !jsonEqual(once, obj) {
+		if !EqualJSON(once, obj) {
 			a, _ := json.Marshal(once)
 			b, _ := json.Marshal(obj)
 			t.Fatalf("Default is not idempotent:\n%s\n%s", a, b)

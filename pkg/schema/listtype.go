@@ -29,7 +29,7 @@ func duplicates(a []any, firstOnly bool) []int {
 		for i := 1; i < len(a); i++ {
 			seen := 0
 			for j := 0; j < i && seen < 2; j++ {
-				if jsonEqual(a[i], a[j]) {
+				if EqualJSON(a[i], a[j]) {
 					seen++
 				}
 			}
@@ -137,7 +137,7 @@ func sameKeys(keys []string, x, y any) bool {
 	for _, k := range keys {
 		vx, okx := mx[k]
 		vy, oky := my[k]
-		if okx != oky || okx && !jsonEqual(vx, vy) {
+		if okx != oky || okx && !EqualJSON(vx, vy) {
 			return false
 		}
 	}

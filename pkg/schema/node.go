@@ -1,6 +1,10 @@
 package schema
 
-import "regexp"
+import (
+	"regexp"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
 
 // jsonType is the compiled value of a node's type; typeIntOrString stands
 // for x-kubernetes-int-or-string, which kube validates as the type list
@@ -44,6 +48,9 @@ const (
 	fExclusiveMaximum
 	fUniqueItems
 	fEnumHasNull
+	// fHasDefault says the schema sets default, even to null, which the
+	// CEL cost estimate reads.
+	fHasDefault
 )
 
 // addlMode records which form of additionalProperties a node has; the bool
@@ -131,10 +138,20 @@ type checks struct {
 	enumStrings []string            // rendered enum values for "supported values"
 	enumSet     map[string]struct{} // for large all-string enums
 
+	ext *ruleExt // read only by package cel, through the methods in rules.go
+
 	allOf []*node
 	anyOf []*node
 	oneOf []*node
 	not   *node
+}
+
+// ruleExt is what only package cel reads of a node, apart so that it
+// costs the validator's checks a pointer.
+type ruleExt struct {
+	rules        []apiextensionsv1.ValidationRule // x-kubernetes-validations
+	mapType      *string                          // x-kubernetes-map-type
+	declaredType string                           // type as written, kept for int-or-string nodes
 }
 
 func (c *checks) has(i int) bool { return c.limSet&(1<<i) != 0 }

@@ -105,7 +105,7 @@ properties:
 			obj := parseObject(t, tt.obj)
 			removed := s.Prune(obj)
 			diffStrings(t, "removed", removed, tt.removed)
-			if want := parseObject(t, tt.want); !jsonEqual(obj, want) {
+			if want := parseObject(t, tt.want); !EqualJSON(obj, want) {
 				got, _ := json.Marshal(obj)
 				t.Errorf("pruned object:\ngot:  %s\nwant: %s", got, tt.want)
 			}

@@ -1,9 +1,6 @@
 package schema
 
 import (
-	"fmt"
-	"strings"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -60,7 +57,7 @@ func (s *Structural) ValidateUpdate(obj, old map[string]any) field.ErrorList {
 	r := ratchet{}
 	v := validator{rat: &r}
 	v.start()
-	v.ratchetValue(s.root, obj, old, true)
+	v.ratchetValue(s.root, obj, Correlated{Old: old, Matched: true})
 	v.done()
 	errs := v.errs
 	if len(r.listErrs) > 0 && listTypesValid(s.root, old) {
@@ -72,10 +69,8 @@ func (s *Structural) ValidateUpdate(obj, old map[string]any) field.ErrorList {
 
 // ratchet is the state of a ValidateUpdate walk.
 type ratchet struct {
-	// old is the value correlated with the node being validated, when
-	// corr says there is one.
-	old  any
-	corr bool
+	// cur is the correlation of the node being validated.
+	cur Correlated
 	// listErrs are the list-type errors of the new object, kept apart
 	// because they follow their own rule; keep are errors that never
 	// ratchet.
@@ -94,40 +89,31 @@ func (r *ratchet) setAside(to field.ErrorList, errs *field.ErrorList, mark int) 
 
 // ratchetValue validates x with old as its correlated value (when corr)
 // and drops the errors of the node and below if x is unchanged.
-func (v *validator) ratchetValue(n *node, x, old any, corr bool) {
+func (v *validator) ratchetValue(n *node, x any, c Correlated) {
 	r := v.rat
-	parentOld, parentCorr := r.old, r.corr
-	r.old, r.corr = old, corr
+	parent := r.cur
+	r.cur = c
 	mark := len(v.errs)
 	v.value(n, x)
-	if len(v.errs) > mark && corr && unchanged(n, x, old) {
+	if len(v.errs) > mark && c.Matched && Unchanged(n, x, c.Old) {
 		clear(v.errs[mark:])
 		v.errs = v.errs[:mark]
 	}
-	r.old, r.corr = parentOld, parentCorr
+	r.cur = parent
 }
 
 // ratchetFields validates the fields of an object that have a schema,
 // each with the old value of the same key.
 func (v *validator) ratchetFields(n *node, m map[string]any) {
-	r := v.rat
-	oldMap, isMap := r.old.(map[string]any)
-	isMap = isMap && r.corr
+	cur := v.rat.cur
 	atRoot := len(v.segs) == 0
 	for k, x := range m {
 		c := n.fieldSchema(k)
 		if c == nil {
 			continue
 		}
-		var old any
-		corr := false
-		// kube cannot tell old and new apiVersion and kind apart: both
-		// are converted to the version being written.
-		if isMap && !(atRoot && (k == "apiVersion" || k == "kind")) {
-			old, corr = oldMap[k]
-		}
 		v.push(k)
-		v.ratchetValue(c, x, old, corr)
+		v.ratchetValue(c, x, cur.Field(k, atRoot))
 		v.pop()
 	}
 }
@@ -135,184 +121,40 @@ func (v *validator) ratchetFields(n *node, m map[string]any) {
 // ratchetItems validates the items of a list, each with its correlated old
 // item if the list type allows one: only map lists have them.
 func (v *validator) ratchetItems(n *node, a []any) {
-	r := v.rat
-	oldList, isList := r.old.([]any)
-	var c *itemMatcher
-	if isList && r.corr && n.listType == listMap {
-		c = &itemMatcher{keys: n.mapKeys, old: oldList}
+	cur := v.rat.cur
+	oldList, isList := cur.Old.([]any)
+	matched := isList && cur.Matched && n.listType == listMap
+	var c MapListMatcher
+	if matched {
+		c = NewMapListMatcher(n.mapKeys, oldList)
 	}
 	for i, x := range a {
 		var old any
-		if c != nil {
-			old = c.match(x)
+		if matched {
+			old = c.Match(x)
 		}
 		v.pushIndex(i)
-		v.ratchetValue(n.items, x, old, old != nil)
+		v.ratchetValue(n.items, x, Correlated{Old: old, Matched: old != nil})
 		v.pop()
 	}
 }
 
-// unchanged reports whether x equals old, where x is a value of schema n,
-// the way kube's CorrelatedObject.CachedDeepEqual compares them.
-func unchanged(n *node, x, old any) bool {
-	kx, x := classify(x)
-	ko, old := classify(old)
-	if kx == kindNull || ko == kindNull {
-		return kx == ko
-	}
-	switch kx {
-	case kindObject:
-		if ko != kindObject {
-			return false
-		}
-		m, om := x.(map[string]any), old.(map[string]any)
-		if len(m) != len(om) {
-			return false
-		}
-		for k, e := range m {
-			oe, ok := om[k]
-			if !ok {
-				return false
-			}
-			var c *node
-			if n != nil {
-				c = n.fieldSchema(k)
-			}
-			if c == nil || !unchanged(c, e, oe) {
-				return false
-			}
-		}
-		return true
-	case kindArray:
-		if ko != kindArray {
-			return false
-		}
-		a, oa := x.([]any), old.([]any)
-		if len(a) != len(oa) {
-			return false
-		}
-		if n == nil || n.items == nil || n.listType != listMap {
-			return jsonEqual(a, oa)
-		}
-		c := itemMatcher{keys: n.mapKeys, old: oa}
-		for _, e := range a {
-			oe := c.match(e)
-			if oe == nil || !unchanged(n.items, e, oe) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonEqual(x, old)
-}
-
-// itemMatcher finds the old item of an x-kubernetes-list-type: map list
-// that has the same map keys as a new item, like kube's MapList: keys must
-// be scalars, integers and floats never match each other, and the first of
-// several old items with one key wins. Short lists are searched, longer ones
-// indexed once.
-type itemMatcher struct {
-	keys  []string
-	old   []any
-	index map[string]map[string]any
-}
-
-func (c *itemMatcher) match(x any) any {
-	m, ok := x.(map[string]any)
-	if !ok {
+// FieldShape is the schema of the value of key in an object of n, for
+// Unchanged.
+func (n *node) FieldShape(key string) *node {
+	if n == nil {
 		return nil
 	}
-	if len(c.old) <= smallList {
-		for _, o := range c.old {
-			if om, ok := o.(map[string]any); ok && sameMapKeys(c.keys, m, om) {
-				return om
-			}
-		}
-		return nil
-	}
-	if c.index == nil {
-		c.index = make(map[string]map[string]any, len(c.old))
-		for _, o := range c.old {
-			om, ok := o.(map[string]any)
-			if !ok {
-				continue
-			}
-			if k, ok := mapKey(c.keys, om); ok {
-				if _, dup := c.index[k]; !dup {
-					c.index[k] = om
-				}
-			}
-		}
-	}
-	k, ok := mapKey(c.keys, m)
-	if !ok {
-		return nil
-	}
-	if om, ok := c.index[k]; ok {
-		return om
-	}
-	return nil
+	return n.fieldSchema(key)
 }
 
-// sameMapKeys reports whether two list-map items have the same scalar
-// values for all keys, in kube's sense.
-func sameMapKeys(keys []string, a, b map[string]any) bool {
-	for _, k := range keys {
-		va, okA := a[k]
-		vb, okB := b[k]
-		if !okA || !okB || !scalarKey(va) || !scalarKey(vb) {
-			return false
-		}
-		if fa, ok := va.(float64); ok && len(keys) > 1 {
-			// kube renders float keys of multi-key lists with %f
-			fb, ok := vb.(float64)
-			if !ok || fmt.Sprintf("%f", fa) != fmt.Sprintf("%f", fb) {
-				return false
-			}
-			continue
-		}
-		if va != vb {
-			return false
-		}
+// MapListShape returns the items' schema and keys of a map list, for
+// Unchanged.
+func (n *node) MapListShape() (*node, []string, bool) {
+	if n == nil || n.items == nil || n.listType != listMap {
+		return nil, nil, false
 	}
-	return true
-}
-
-func scalarKey(v any) bool {
-	switch v.(type) {
-	case bool, int64, float64, string:
-		return true
-	}
-	return false
-}
-
-// mapKey renders an item's map keys as one comparable string.
-func mapKey(keys []string, m map[string]any) (string, bool) {
-	var b strings.Builder
-	for _, k := range keys {
-		v, ok := m[k]
-		if !ok {
-			return "", false
-		}
-		b.WriteByte(0)
-		switch x := v.(type) {
-		case bool:
-			fmt.Fprintf(&b, "b%t", x)
-		case int64:
-			fmt.Fprintf(&b, "i%d", x)
-		case float64:
-			if len(keys) > 1 {
-				fmt.Fprintf(&b, "f%f", x)
-			} else {
-				fmt.Fprintf(&b, "f%v", x)
-			}
-		case string:
-			fmt.Fprintf(&b, "s%q", x)
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
+	return n.items, n.mapKeys, true
 }
 
 // listTypesValid reports whether x holds no x-kubernetes-list-type errors

@@ -347,7 +347,7 @@ func TestValidateUpdateDoesNotModify(t *testing.T) {
 	obj, old := parseObject(t, o), parseObject(t, o)
 	obj["spec"].(map[string]any)["other"] = "x"
 	s.ValidateUpdate(obj, old)
-	if want := parseObject(t, o); !jsonEqual(old, want) {
+	if want := parseObject(t, o); !EqualJSON(old, want) {
 		t.Errorf("old changed: %v", old)
 	}
 }
@@ -479,7 +479,7 @@ func FuzzValidateUpdate(f *testing.F) {
 			}
 			left[e]--
 		}
-		if !jsonEqual(obj, objCopy) || !jsonEqual(old, oldCopy) {
+		if !EqualJSON(obj, objCopy) || !EqualJSON(old, oldCopy) {
 			t.Fatalf("ValidateUpdate changed its arguments")
 		}
 	})

@@ -392,7 +392,7 @@ func (v *validator) enum(ck *checks, x any) {
 		}
 	} else {
 		for _, e := range ck.enum {
-			if jsonEqual(x, e) {
+			if EqualJSON(x, e) {
 				return
 			}
 		}

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 )
@@ -104,66 +106,99 @@ func isJSONInteger(f float64) bool {
 	return d/(math.Abs(f)+math.Abs(r)) < 1e-9
 }
 
-// jsonEqual compares decoded JSON values; numbers compare by value, so
-// 1 (int64) equals 1.0 (float64) as they do in JSON.
-func jsonEqual(a, b any) bool {
-	ka, a := classify(a)
-	kb, b := classify(b)
-	switch ka {
-	case kindInt, kindFloat:
-		if kb != kindInt && kb != kindFloat {
+// EqualJSON reports whether two decoded JSON values are the same JSON
+// value. It is the one equality of decoded JSON in the server: for no-op
+// update detection, ratcheting, enums, sets and defaults.
+//
+// Numbers compare by exact value whatever Go type the decoder chose
+// (int64, float64, json.Number or another Go number type), so 1 equals
+// 1.0, as both encode to the same JSON, while integers beyond 2^53 equal
+// no float they do not encode like. Values of types JSON does not decode
+// to compare with reflect.DeepEqual.
+func EqualJSON(a, b any) bool {
+	// The types decoding produces first, without classifying.
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
 			return false
 		}
-		if ka == kindInt && kb == kindInt {
-			return a.(int64) == b.(int64)
-		}
-		return toFloat(a) == toFloat(b)
-	}
-	if ka != kb {
-		return false
-	}
-	switch ka {
-	case kindNull:
-		return true
-	case kindString:
-		return a.(string) == b.(string)
-	case kindBool:
-		return a.(bool) == b.(bool)
-	case kindArray:
-		x, y := a.([]any), b.([]any)
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case kindObject:
-		x, y := a.(map[string]any), b.(map[string]any)
 		if len(x) != len(y) {
 			return false
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
+			if !ok || !EqualJSON(xv, yv) {
 				return false
 			}
 		}
 		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !EqualJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	case int64:
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
 	}
+	ka, av := classify(jsonNumber(a))
+	kb, bv := classify(jsonNumber(b))
+	switch {
+	case ka == kindOther || kb == kindOther:
+		return reflect.DeepEqual(a, b)
+	case ka == kindInt && kb == kindInt:
+		return av.(int64) == bv.(int64)
+	case ka == kindFloat && kb == kindFloat:
+		return av.(float64) == bv.(float64)
+	case ka == kindInt && kb == kindFloat:
+		return intEqualsFloat(av.(int64), bv.(float64))
+	case ka == kindFloat && kb == kindInt:
+		return intEqualsFloat(bv.(int64), av.(float64))
+	}
+	// other kinds were handled above, unless a and b differ in kind
 	return false
 }
 
-func toFloat(x any) float64 {
-	switch v := x.(type) {
-	case int64:
-		return float64(v)
-	case float64:
-		return v
+// jsonNumber turns a json.Number, which a decoder with UseNumber yields,
+// into the int64 or float64 that the server's decoder would have made.
+func jsonNumber(x any) any {
+	n, ok := x.(json.Number)
+	if !ok {
+		return x
 	}
-	return math.NaN()
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	if f, err := n.Float64(); err == nil {
+		return f
+	}
+	return x
+}
+
+// intEqualsFloat reports whether f is exactly the integer i.
+func intEqualsFloat(i int64, f float64) bool {
+	// -2^63 is the only float of int64's range that 2^63 (outside it) is
+	// not below; beyond the range no float is an int64.
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return false
+	}
+	return int64(f) == i
 }
 
 // deepCopy copies a decoded JSON value so that defaults copied into
@@ -187,7 +222,7 @@ func deepCopy(x any) any {
 }
 
 // appendKey appends a canonical encoding of x to b: values that are
-// jsonEqual encode identically, which lets long sets be checked for
+// EqualJSON encode identically, which lets long sets be checked for
 // duplicates with a map instead of quadratic comparison.
 func appendKey(b []byte, x any) []byte {
 	k, x := classify(x)

@@ -1,10 +1,10 @@
 package cel
 
 import (
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
+
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -70,8 +70,18 @@ type rule struct {
 // With errors, the returned Validator still evaluates the rules that did
 // compile and reports the others on every write, as kube does for a stored
 // CRD whose rules no longer compile; a CRD write must be refused instead.
+//
+// Compile compiles props as a structural schema first; New compiles the
+// rules of a schema that is compiled already.
 func Compile(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) (*Validator, field.ErrorList) {
-	if !hasRules(props) {
+	return New(crdschema.Unchecked(props), fldPath)
+}
+
+// New compiles the rules of a compiled structural schema, as Compile does.
+// CEL's types and value conversion read the same compiled nodes that
+// prune, default and validate objects.
+func New(s *crdschema.Structural, fldPath *field.Path) (*Validator, field.ErrorList) {
+	if s == nil || !hasRules(s.Root()) {
 		return nil, nil // most CRDs: no need to walk the schema any further
 	}
 	env, err := base()
@@ -81,7 +91,7 @@ func Compile(props *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) (*Vali
 	c := &compiler{base: env}
 	c.provider = &typeProvider{Provider: env.CELTypeProvider(), objects: map[string]*declType{}}
 	c.types.objects = c.provider.objects
-	root := c.node(props, fldPath, nil, true, "selfType", cardinality{n: 1, bounded: true}, nil)
+	root := c.node(s.Root(), fldPath, nil, true, "selfType", cardinality{n: 1, bounded: true}, nil)
 	if c.total > StaticEstimatedCRDCostLimit {
 		for _, e := range c.expensive {
 			c.errs = append(c.errs, field.Forbidden(e.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
@@ -120,23 +130,24 @@ type cardinality struct {
 	bounded bool
 }
 
-func (c cardinality) under(s *apiextensionsv1.JSONSchemaProps) cardinality {
+func (c cardinality) under(s *crdschema.Node) cardinality {
 	if !c.bounded {
 		return c
 	}
-	var max *int64
+	var max int64
+	var ok bool
 	switch {
-	case s.Type == "array":
-		max = s.MaxItems
-	case s.Type == "object" && s.AdditionalProperties != nil:
-		max = s.MaxProperties
+	case s.Type() == "array":
+		max, ok = s.MaxItems()
+	case s.Type() == "object" && s.HasAdditionalProperties():
+		max, ok = s.MaxProperties()
 	default:
 		return c
 	}
-	if max == nil {
+	if !ok {
 		return cardinality{}
 	}
-	return cardinality{n: saturatingMul(c.n, uint64(zeroIfNegative(*max))), bounded: true}
+	return cardinality{n: saturatingMul(c.n, uint64(zeroIfNegative(max))), bounded: true}
 }
 
 // node compiles the rules of schema s at path and below. t is the CEL type
@@ -144,10 +155,10 @@ func (c cardinality) under(s *apiextensionsv1.JSONSchemaProps) cardinality {
 // the first list or map above s whose old elements cannot be matched with
 // the new ones, where oldSelf is meaningless. It returns nil when there are
 // no rules at or below s.
-func (c *compiler) node(s *apiextensionsv1.JSONSchemaProps, path *field.Path, t *declType, resourceRoot bool,
+func (c *compiler) node(s *crdschema.Node, path *field.Path, t *declType, resourceRoot bool,
 	typeName string, card cardinality, uncorrelatable *field.Path) *node {
-	n := &node{schemaType: s.Type}
-	if len(s.XValidations) > 0 {
+	n := &node{schemaType: s.Type()}
+	if len(s.Rules()) > 0 {
 		if t == nil {
 			t = c.types.build(s, resourceRoot, typeName)
 		}
@@ -157,11 +168,11 @@ func (c *compiler) node(s *apiextensionsv1.JSONSchemaProps, path *field.Path, t 
 
 	childCard := card.under(s)
 	childUncorrelatable := uncorrelatable
-	if uncorrelatable == nil && s.XMapType != nil && *s.XMapType != "granular" && *s.XMapType != "atomic" {
+	if mt := s.MapType(); uncorrelatable == nil && mt != nil && *mt != "granular" && *mt != "atomic" {
 		childUncorrelatable = path
 	}
-	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
-		ps := s.Properties[name]
+	for i := range s.NumProperties() {
+		name, ps := s.Property(i)
 		var ft *declType
 		celName, ok := escapeName(name)
 		if f := t.fieldByJSON(name); f != nil {
@@ -170,38 +181,37 @@ func (c *compiler) node(s *apiextensionsv1.JSONSchemaProps, path *field.Path, t 
 		if !ok {
 			celName = name
 		}
-		if child := c.node(&ps, path.Child("properties").Key(name), ft, ps.XEmbeddedResource,
+		if child := c.node(ps, path.Child("properties").Key(name), ft, ps.EmbeddedResource(),
 			typeName+"."+celName, childCard, childUncorrelatable); child != nil {
 			n.props = append(n.props, propNode{name: name, n: child})
 			n.needsOld = n.needsOld || child.needsOld
 		}
 	}
-	if s.Items != nil && s.Items.Schema != nil {
+	if items := s.Items(); items != nil {
 		var it *declType
 		if t != nil && t.kind == kindList {
 			it = t.elem
 		}
 		itemsUncorrelatable := uncorrelatable
-		if itemsUncorrelatable == nil && (s.XListType == nil || *s.XListType != "map") {
+		if itemsUncorrelatable == nil && s.ListType() != "map" {
 			// only map lists match old and new items, by their keys
 			itemsUncorrelatable = path
 		}
-		if child := c.node(s.Items.Schema, path.Child("items"), it, s.Items.Schema.XEmbeddedResource,
+		if child := c.node(items, path.Child("items"), it, items.EmbeddedResource(),
 			typeName+".@idx", childCard, itemsUncorrelatable); child != nil {
 			n.items = child
 			n.needsOld = n.needsOld || child.needsOld
-			if s.XListType != nil && *s.XListType == "map" {
-				n.mapKeys = s.XListMapKeys
+			if s.ListType() == "map" {
+				n.mapKeys = s.MapKeys()
 			}
 		}
 	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+	if vs := s.AdditionalProperties(); vs != nil {
 		var vt *declType
 		if t != nil && t.kind == kindMap {
 			vt = t.elem
 		}
-		vs := s.AdditionalProperties.Schema
-		if child := c.node(vs, path.Child("additionalProperties"), vt, vs.XEmbeddedResource,
+		if child := c.node(vs, path.Child("additionalProperties"), vt, vs.EmbeddedResource(),
 			typeName+".@elem", childCard, childUncorrelatable); child != nil {
 			n.values = child
 			n.needsOld = n.needsOld || child.needsOld
@@ -213,22 +223,19 @@ func (c *compiler) node(s *apiextensionsv1.JSONSchemaProps, path *field.Path, t 
 	return n
 }
 
-func hasRules(s *apiextensionsv1.JSONSchemaProps) bool {
+func hasRules(s *crdschema.Node) bool {
 	if s == nil {
 		return false
 	}
-	if len(s.XValidations) > 0 {
+	if len(s.Rules()) > 0 {
 		return true
 	}
-	for _, p := range s.Properties {
-		if hasRules(&p) {
+	for i := range s.NumProperties() {
+		if _, p := s.Property(i); hasRules(p) {
 			return true
 		}
 	}
-	if s.Items != nil && hasRules(s.Items.Schema) {
-		return true
-	}
-	return s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Schema)
+	return hasRules(s.Items()) || hasRules(s.AdditionalProperties())
 }
 
 var supportedReasons = []string{
@@ -239,17 +246,18 @@ var supportedReasons = []string{
 }
 
 // compileRules compiles the rules of node n (schema s at path).
-func (c *compiler) compileRules(n *node, s *apiextensionsv1.JSONSchemaProps, path *field.Path, card cardinality, uncorrelatable *field.Path) {
+func (c *compiler) compileRules(n *node, s *crdschema.Node, path *field.Path, card cardinality, uncorrelatable *field.Path) {
 	rulesPath := path.Child("x-kubernetes-validations")
-	n.rules = make([]rule, len(s.XValidations))
+	rules := s.Rules()
+	n.rules = make([]rule, len(rules))
 	// First what kube checks about the declarations; with any of these
 	// wrong, the rules of this node are not compiled.
 	declErrs := len(c.errs)
-	for i, r := range s.XValidations {
+	for i, r := range rules {
 		c.checkDeclaration(r, s, rulesPath.Index(i))
 	}
 	if len(c.errs) > declErrs {
-		for i, r := range s.XValidations {
+		for i, r := range rules {
 			if strings.TrimSpace(r.Rule) != "" {
 				n.rules[i].compileErr = "the rule's declaration is invalid"
 				n.rules[i].errString = ruleErrorString(r)
@@ -260,7 +268,7 @@ func (c *compiler) compileRules(n *node, s *apiextensionsv1.JSONSchemaProps, pat
 	if n.t == nil {
 		c.errs = append(c.errs, field.InternalError(rulesPath, fmt.Errorf(
 			"internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations")))
-		for i, r := range s.XValidations {
+		for i, r := range rules {
 			n.rules[i].compileErr = "no CEL type for the schema"
 			n.rules[i].errString = ruleErrorString(r)
 		}
@@ -275,7 +283,7 @@ func (c *compiler) compileRules(n *node, s *apiextensionsv1.JSONSchemaProps, pat
 		times = uint64(MaxRequestSizeBytes / (n.t.minSize + 1))
 	}
 	var envs [2]*cel.Env // without and with optionalOldSelf
-	for i, r := range s.XValidations {
+	for i, r := range rules {
 		rp := rulesPath.Index(i)
 		cr := &n.rules[i]
 		cr.errString = ruleErrorString(r)
@@ -349,7 +357,7 @@ func (c *compiler) compileRules(n *node, s *apiextensionsv1.JSONSchemaProps, pat
 
 // checkDeclaration reports what kube refuses in a rule's declaration, before
 // and apart from compiling it.
-func (c *compiler) checkDeclaration(r apiextensionsv1.ValidationRule, s *apiextensionsv1.JSONSchemaProps, rp *field.Path) {
+func (c *compiler) checkDeclaration(r apiextensionsv1.ValidationRule, s *crdschema.Node, rp *field.Path) {
 	trimmedRule := strings.TrimSpace(r.Rule)
 	trimmedMsg := strings.TrimSpace(r.Message)
 	switch {

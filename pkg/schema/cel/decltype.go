@@ -1,13 +1,11 @@
 package cel
 
 import (
-	"encoding/json"
-	"maps"
-	"slices"
 	"sort"
 
 	"github.com/google/cel-go/common/types"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // A declType is the CEL view of one schema node. Rules are type-checked
@@ -108,142 +106,172 @@ type typeBuilder struct {
 	objects map[string]*declType
 }
 
-// build returns the declType of schema s, or nil when kube does not expose
-// such a value to rules (no type, or x-kubernetes-preserve-unknown-fields
+// build returns the declType of schema node s, or nil when kube does not
+// expose such a value to rules (no type, or x-kubernetes-preserve-unknown-fields
 // without a type, or a list or map of such values). name names object types
 // after their place in the schema; resourceRoot adds the apiVersion, kind and
 // metadata.name/generateName that rules may always read at the root of a
 // resource and of an embedded resource.
-func (b *typeBuilder) build(s *apiextensionsv1.JSONSchemaProps, resourceRoot bool, name string) *declType {
+func (b *typeBuilder) build(s *crdschema.Node, resourceRoot bool, name string) *declType {
 	if s == nil {
 		return nil
 	}
-	if s.XIntOrString {
-		t := &declType{kind: kindIntOrString, cel: types.DynType, nullable: s.Nullable, minSize: 1}
+	if s.IntOrString() {
+		t := &declType{kind: kindIntOrString, cel: types.DynType, nullable: s.Nullable(), minSize: 1}
 		t.maxElems = maxStringLength(s)
 		return t
 	}
-	if resourceRoot {
-		s = withTypeAndObjectMeta(s)
-	}
-	switch s.Type {
+	switch s.Type() {
 	case "array":
-		if s.Items == nil || s.Items.Schema == nil {
+		items := s.Items()
+		if items == nil {
 			return nil
 		}
-		item := b.build(s.Items.Schema, s.Items.Schema.XEmbeddedResource, name+".@idx")
+		item := b.build(items, items.EmbeddedResource(), name+".@idx")
 		if item == nil {
 			return nil
 		}
-		t := &declType{kind: kindList, cel: types.NewListType(item.cel), elem: item, nullable: s.Nullable, minSize: 2}
-		if s.MaxItems != nil {
-			t.maxElems = zeroIfNegative(*s.MaxItems)
+		t := &declType{kind: kindList, cel: types.NewListType(item.cel), elem: item, nullable: s.Nullable(), minSize: 2}
+		if max, ok := s.MaxItems(); ok {
+			t.maxElems = zeroIfNegative(max)
 		} else {
 			t.maxElems = (MaxRequestSizeBytes - 2) / (item.minSize + 1)
 		}
-		if s.XListType != nil {
-			switch *s.XListType {
-			case "set":
-				t.list = listSet
-			case "map":
-				t.list = listMap
-				t.mapKeys = s.XListMapKeys
-			}
+		switch s.ListType() {
+		case "set":
+			t.list = listSet
+		case "map":
+			t.list = listMap
+			t.mapKeys = s.MapKeys()
 		}
 		return t
 	case "object":
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-			vs := s.AdditionalProperties.Schema
-			val := b.build(vs, vs.XEmbeddedResource, name+".@elem")
+		if vs := s.AdditionalProperties(); vs != nil {
+			val := b.build(vs, vs.EmbeddedResource(), name+".@elem")
 			if val == nil {
 				return nil
 			}
-			t := &declType{kind: kindMap, cel: types.NewMapType(types.StringType, val.cel), elem: val, nullable: s.Nullable, minSize: 2}
-			if s.MaxProperties != nil {
-				t.maxElems = zeroIfNegative(*s.MaxProperties)
+			t := &declType{kind: kindMap, cel: types.NewMapType(types.StringType, val.cel), elem: val, nullable: s.Nullable(), minSize: 2}
+			if max, ok := s.MaxProperties(); ok {
+				t.maxElems = zeroIfNegative(max)
 			} else {
 				// a key of at least "", a colon, a comma and the value
 				t.maxElems = (MaxRequestSizeBytes - 2) / (val.minSize + 6)
 			}
 			return t
 		}
-		return b.object(s, name)
+		return b.object(s, name, resourceRoot && !hasTypeAndObjectMeta(s))
 	case "string":
 		return stringType(s)
 	case "boolean":
-		return &declType{kind: kindBool, cel: types.BoolType, nullable: s.Nullable, minSize: minBoolSize}
+		return &declType{kind: kindBool, cel: types.BoolType, nullable: s.Nullable(), minSize: minBoolSize}
 	case "number":
-		return &declType{kind: kindDouble, cel: types.DoubleType, nullable: s.Nullable, minSize: minNumberSize}
+		return &declType{kind: kindDouble, cel: types.DoubleType, nullable: s.Nullable(), minSize: minNumberSize}
 	case "integer":
-		return &declType{kind: kindInt, cel: types.IntType, nullable: s.Nullable, minSize: minNumberSize}
+		return &declType{kind: kindInt, cel: types.IntType, nullable: s.Nullable(), minSize: minNumberSize}
 	}
 	return nil
 }
 
-func (b *typeBuilder) object(s *apiextensionsv1.JSONSchemaProps, name string) *declType {
-	t := &declType{kind: kindObject, cel: types.NewObjectType(name), nullable: s.Nullable}
-	required := make(map[string]bool, len(s.Required))
-	for _, r := range s.Required {
+// objectField is a property as an object type declares it.
+type objectField struct {
+	name       string
+	t          *declType
+	hasDefault bool
+}
+
+// object builds the type of an object with properties; withMeta replaces
+// apiVersion, kind and metadata by what rules may read of a resource.
+func (b *typeBuilder) object(s *crdschema.Node, name string, withMeta bool) *declType {
+	t := &declType{kind: kindObject, cel: types.NewObjectType(name), nullable: s.Nullable()}
+	required := make(map[string]bool, len(s.Required()))
+	for _, r := range s.Required() {
 		required[r] = true
+	}
+	var props []objectField
+	for i := range s.NumProperties() {
+		p, ps := s.Property(i)
+		if withMeta && isTypeOrObjectMeta(p) {
+			continue
+		}
+		props = append(props, objectField{name: p, t: b.build(ps, ps.EmbeddedResource(), typeName(name, p)), hasDefault: ps.HasDefault()})
+	}
+	if withMeta {
+		str := func() *declType { return plainString(false) }
+		meta := &declType{kind: kindObject, cel: types.NewObjectType(name + ".metadata"), minSize: 2,
+			fields: []declField{{name: "generateName", json: "generateName", t: str()}, {name: "name", json: "name", t: str()}}}
+		b.register(name+".metadata", meta)
+		props = append(props, objectField{name: "apiVersion", t: str()}, objectField{name: "kind", t: str()}, objectField{name: "metadata", t: meta})
+		sort.Slice(props, func(i, j int) bool { return props[i].name < props[j].name })
 	}
 	// an object is at least {} plus, for each required property without a
 	// default (defaults are filled in by the server), "name":value and a comma
 	minSize := int64(2)
-	props := slices.Sorted(maps.Keys(s.Properties))
 	t.fields = make([]declField, 0, len(props))
 	for _, p := range props {
-		ps := s.Properties[p]
-		celName, ok := escapeName(p)
-		typeName := name + "." + p
-		if ok {
-			typeName = name + "." + celName
-		}
-		ft := b.build(&ps, ps.XEmbeddedResource, typeName)
-		if ft == nil {
+		if p.t == nil {
 			continue
 		}
-		if ok {
-			t.fields = append(t.fields, declField{name: celName, json: p, t: ft})
+		if celName, ok := escapeName(p.name); ok {
+			t.fields = append(t.fields, declField{name: celName, json: p.name, t: p.t})
 		}
-		if required[p] && ps.Default == nil {
-			minSize += int64(len(p)) + ft.minSize + 4
+		if required[p.name] && !p.hasDefault {
+			minSize += int64(len(p.name)) + p.t.minSize + 4
 		}
 	}
 	sort.Slice(t.fields, func(i, j int) bool { return t.fields[i].name < t.fields[j].name })
 	t.minSize = minSize
+	b.register(name, t)
+	return t
+}
+
+// typeName names the type of property p of object type name.
+func typeName(name, p string) string {
+	if celName, ok := escapeName(p); ok {
+		return name + "." + celName
+	}
+	return name + "." + p
+}
+
+func (b *typeBuilder) register(name string, t *declType) {
 	if b.objects == nil {
 		b.objects = make(map[string]*declType)
 	}
 	b.objects[name] = t
-	return t
 }
 
-func stringType(s *apiextensionsv1.JSONSchemaProps) *declType {
-	switch s.Format {
+func isTypeOrObjectMeta(p string) bool { return p == "apiVersion" || p == "kind" || p == "metadata" }
+
+func plainString(nullable bool) *declType {
+	return &declType{kind: kindString, cel: types.StringType, nullable: nullable, minSize: minStringSize, maxElems: MaxRequestSizeBytes - 2}
+}
+
+func stringType(s *crdschema.Node) *declType {
+	switch s.Format() {
 	case "byte":
-		t := &declType{kind: kindBytes, cel: types.BytesType, nullable: s.Nullable, minSize: minStringSize}
-		if s.MaxLength != nil {
-			t.maxElems = zeroIfNegative(*s.MaxLength)
+		t := &declType{kind: kindBytes, cel: types.BytesType, nullable: s.Nullable(), minSize: minStringSize}
+		if max, ok := s.MaxLength(); ok {
+			t.maxElems = zeroIfNegative(max)
 		} else {
 			t.maxElems = MaxRequestSizeBytes - 2
 		}
 		return t
 	case "duration":
-		return &declType{kind: kindDuration, cel: types.DurationType, nullable: s.Nullable, minSize: minDurationSize, maxElems: maxDurationSize}
+		return &declType{kind: kindDuration, cel: types.DurationType, nullable: s.Nullable(), minSize: minDurationSize, maxElems: maxDurationSize}
 	case "date":
-		return &declType{kind: kindDate, cel: types.TimestampType, nullable: s.Nullable, minSize: minDateSize, maxElems: minDateSize}
+		return &declType{kind: kindDate, cel: types.TimestampType, nullable: s.Nullable(), minSize: minDateSize, maxElems: minDateSize}
 	case "date-time":
-		return &declType{kind: kindDateTime, cel: types.TimestampType, nullable: s.Nullable, minSize: minDateTimeSize, maxElems: maxDateTimeSize}
+		return &declType{kind: kindDateTime, cel: types.TimestampType, nullable: s.Nullable(), minSize: minDateTimeSize, maxElems: maxDateTimeSize}
 	}
-	t := &declType{kind: kindString, cel: types.StringType, nullable: s.Nullable, minSize: minStringSize}
+	t := &declType{kind: kindString, cel: types.StringType, nullable: s.Nullable(), minSize: minStringSize}
+	_, hasMax := s.MaxLength()
 	switch {
-	case s.MaxLength != nil:
+	case hasMax:
 		t.maxElems = maxStringLength(s)
-	case len(s.Enum) > 0:
+	case len(s.Enum()) > 0:
 		// no value can be longer than the longest enum value
-		for _, e := range s.Enum {
-			var v string
-			if json.Unmarshal(e.Raw, &v) == nil && int64(len(v)) > t.maxElems {
+		for _, e := range s.Enum() {
+			if v, ok := e.(string); ok && int64(len(v)) > t.maxElems {
 				t.maxElems = int64(len(v))
 			}
 		}
@@ -255,9 +283,9 @@ func stringType(s *apiextensionsv1.JSONSchemaProps) *declType {
 
 // maxStringLength is the worst-case size of a string: maxLength counts
 // characters, which take up to 4 bytes each.
-func maxStringLength(s *apiextensionsv1.JSONSchemaProps) int64 {
-	if s.MaxLength != nil {
-		return zeroIfNegative(*s.MaxLength) * 4
+func maxStringLength(s *crdschema.Node) int64 {
+	if max, ok := s.MaxLength(); ok {
+		return zeroIfNegative(max) * 4
 	}
 	return MaxRequestSizeBytes - 2
 }
@@ -269,31 +297,15 @@ func zeroIfNegative(v int64) int64 {
 	return v
 }
 
-// withTypeAndObjectMeta makes sure a resource's schema declares apiVersion,
-// kind and metadata.name/generateName. Like kube, metadata is replaced by
-// just those two unless the schema declares both, so rules can read
-// metadata.name but not, say, labels.
-func withTypeAndObjectMeta(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
-	if s.Properties != nil &&
-		s.Properties["kind"].Type == "string" &&
-		s.Properties["apiVersion"].Type == "string" &&
-		s.Properties["metadata"].Type == "object" &&
-		s.Properties["metadata"].Properties != nil &&
-		s.Properties["metadata"].Properties["name"].Type == "string" &&
-		s.Properties["metadata"].Properties["generateName"].Type == "string" {
-		return s
-	}
-	out := *s
-	out.Properties = make(map[string]apiextensionsv1.JSONSchemaProps, len(s.Properties)+3)
-	for k, v := range s.Properties {
-		out.Properties[k] = v
-	}
-	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
-	out.Properties["kind"] = str
-	out.Properties["apiVersion"] = str
-	out.Properties["metadata"] = apiextensionsv1.JSONSchemaProps{
-		Type:       "object",
-		Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "generateName": str},
-	}
-	return &out
+// hasTypeAndObjectMeta reports whether a resource's schema declares
+// apiVersion and kind as strings and metadata with name and generateName.
+// Like kube, metadata is otherwise replaced by just those two, so rules can
+// read metadata.name but not, say, labels.
+func hasTypeAndObjectMeta(s *crdschema.Node) bool {
+	meta := s.PropertyNamed("metadata")
+	return s.PropertyNamed("kind").Type() == "string" &&
+		s.PropertyNamed("apiVersion").Type() == "string" &&
+		meta.Type() == "object" &&
+		meta.PropertyNamed("name").Type() == "string" &&
+		meta.PropertyNamed("generateName").Type() == "string"
 }

@@ -4,8 +4,10 @@
 //
 // It sits on two points of the server's write path:
 //
-//   - When a CRD is created or updated, Compile type-checks every rule against
-//     CEL types derived from the schema and estimates its worst-case cost. Its
+//   - When a CRD is created or updated, New type-checks every rule against
+//     CEL types derived from the compiled structural schema (package schema's
+//     tree, the one that prunes, defaults and validates; Compile compiles that
+//     tree first) and estimates its worst-case cost. Its
 //     field errors are part of the CRD's validation and are answered as 422, so
 //     a rule that does not compile, or that could be too expensive, never gets
 //     into storage.
@@ -14,7 +16,7 @@
 //     object) after schema validation, within kube's runtime cost budget. Its
 //     field errors reject the write with 422 as well.
 //
-// Compile runs once per CRD version; Validate runs on every write of a custom
+// New runs once per CRD version; Validate runs on every write of a custom
 // object, so the evaluation path avoids converting the object up front: values
 // are wrapped lazily and converted to CEL only where a rule reads them.
 //
@@ -25,6 +27,7 @@
 // out; quantities whose power of ten exceeds 1000 are refused, since kube's
 // parser can spend minutes on them; semver and format are available to every
 // rule whatever version introduced them. Rules whose self is unchanged from
-// the old object ratchet (ratchet.go); a messageExpression sees the same
+// the old object ratchet (ratchet.go), matching old and new values with
+// package schema's correlation, the one its ValidateUpdate uses; a messageExpression sees the same
 // oldSelf as its rule.
 package cel

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // A rule's fieldPath moves its error from the node the rule sits on to a
@@ -15,21 +16,21 @@ import (
 // a map), so it is checked when the CRD is written.
 
 // parseFieldPath returns the path fieldPath denotes, relative to the node of
-// schema s.
-func parseFieldPath(fieldPath string, s *apiextensionsv1.JSONSchemaProps) (*field.Path, error) {
+// schema node s.
+func parseFieldPath(fieldPath string, s *crdschema.Node) (*field.Path, error) {
 	var p *field.Path
 	step := func(name string) error {
 		switch {
 		case s == nil:
 			return errors.New("does not refer to a valid field")
-		case s.Properties != nil:
-			child, ok := s.Properties[name]
-			if !ok {
+		case s.NumProperties() > 0:
+			child := s.PropertyNamed(name)
+			if child == nil {
 				return errors.New("does not refer to a valid field")
 			}
-			p, s = childPath(p, name), &child
-		case s.AdditionalProperties != nil:
-			p, s = keyPath(p, name), s.AdditionalProperties.Schema
+			p, s = childPath(p, name), child
+		case s.HasAdditionalProperties():
+			p, s = keyPath(p, name), s.AdditionalProperties()
 		default:
 			return errors.New("does not refer to a valid field")
 		}

@@ -1,5 +1,7 @@
 package cel
 
+import crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
+
 // Validation ratcheting of rules, as kube-apiserver does it (KEP-4008,
 // feature CRDValidationRatcheting, on by default since 1.30, GA in 1.33).
 //
@@ -11,7 +13,9 @@ package cel
 // failures and do not ratchet either.
 //
 // Nodes are matched with old values the way kube's CorrelatedObject does it
-// for ratcheting, which goes further than the matching of transition rules:
+// for ratcheting, with package schema's correlation (Correlated,
+// MapListMatcher, Unchanged), the one its ValidateUpdate uses. That goes
+// further than the matching of transition rules:
 // properties and additionalProperties entries by key, items of map lists by
 // their map keys. Items of all other lists (sets, atomic lists, and lists
 // without a list type, which kube takes as atomic) are not matched, not even
@@ -31,8 +35,7 @@ package cel
 
 // rstate is the ratcheting state of a node.
 type rstate struct {
-	old  any  // the matched old value, when corr
-	corr bool // the node is matched with an old value
+	cur crdschema.Correlated // the node's old value, if it is matched with one
 	// peq, for a node that is not matched, says whether its nearest
 	// matched ancestor is unchanged.
 	peq bool
@@ -41,8 +44,8 @@ type rstate struct {
 
 // unchanged reports whether obj, the node's value, is unchanged.
 func (rs *rstate) unchanged(obj any) bool {
-	if rs.corr {
-		return unchanged(rs.t, obj, rs.old)
+	if rs.cur.Matched {
+		return crdschema.Unchanged(rs.t, obj, rs.cur.Old)
 	}
 	return rs.peq
 }
@@ -61,16 +64,10 @@ func (w *walker) fieldState(rs rstate, n *node, name string, prop bool) rstate {
 			c.t = rs.t.elem
 		}
 	}
-	switch {
-	case !rs.corr:
+	if rs.cur.Matched {
+		c.cur = rs.cur.Field(name, prop && len(w.steps) == 0)
+	} else {
 		c.peq = rs.peq
-	case prop && len(w.steps) == 0 && (name == "apiVersion" || name == "kind"):
-		// kube cannot tell old and new apiVersion and kind apart: both
-		// are converted to the version being written
-	default:
-		if m, ok := rs.old.(map[string]any); ok {
-			c.old, c.corr = m[name]
-		}
 	}
 	return c
 }
@@ -83,54 +80,54 @@ type ratchetList struct {
 	whole bool     // items are not matched one by one, only the whole list
 	same  bool     // for such lists, the list is unchanged
 	keys  []string // map keys of a map list
-	own   correlator
-	// shared says the transition rules' correlator works on the same old
+	own   crdschema.MapListMatcher
+	// shared says the transition rules' matcher works on the same old
 	// list, so that its answers are reused instead of own's.
 	shared bool
 }
 
 // newRatchetList prepares the matching of the items of list, of node n in
 // state rs; transition and transitionOld are the transition rules'
-// correlator, if any, and the old list it works on.
-func newRatchetList(n *node, list []any, rs rstate, transition *correlator, transitionOld []any) ratchetList {
-	l := ratchetList{rs: rs, keys: n.mapKeys, own: correlator{keys: n.mapKeys}}
-	if !rs.corr {
+// matcher, if any, and the old list it works on.
+func newRatchetList(n *node, list []any, rs rstate, transition *crdschema.MapListMatcher, transitionOld []any) ratchetList {
+	l := ratchetList{rs: rs, keys: n.mapKeys}
+	if !rs.cur.Matched {
 		return l
 	}
-	l.old, l.isOld = rs.old.([]any)
+	l.old, l.isOld = rs.cur.Old.([]any)
 	if !l.isOld {
 		return l
 	}
 	switch {
 	case len(l.keys) > 0:
-		l.own.unkeyed = l.old
+		l.own = crdschema.NewMapListMatcher(l.keys, l.old)
 		l.shared = transition != nil && len(transitionOld) == len(l.old) && &transitionOld[0] == &l.old[0]
 	default:
 		l.whole = true
-		l.same = sameJSON(list, l.old)
+		l.same = crdschema.EqualJSON(list, l.old)
 	}
 	return l
 }
 
 // item returns the state of an item, x; transitionOld is what the transition
-// rules' correlator matched x with.
+// rules' matcher matched x with.
 func (l *ratchetList) item(x, transitionOld any) rstate {
 	var c rstate
 	if t := l.rs.t; t != nil && t.kind == kindList {
 		c.t = t.elem
 	}
 	switch {
-	case !l.rs.corr:
+	case !l.rs.cur.Matched:
 		c.peq = l.rs.peq
 	case !l.isOld:
 		// the old value was not a list: the list changed
 	case len(l.keys) > 0:
 		old := transitionOld
 		if !l.shared {
-			old = l.own.get(x)
+			old = l.own.Match(x)
 		}
 		if old != nil {
-			c.old, c.corr = old, true
+			c.cur = crdschema.Correlated{Old: old, Matched: true}
 		}
 	case l.whole:
 		c.peq = l.same
@@ -138,106 +135,28 @@ func (l *ratchetList) item(x, transitionOld any) rstate {
 	return c
 }
 
-// unchanged reports whether x equals old, where both are values of type t
-// (nil when unknown), the way kube's CorrelatedObject.CachedDeepEqual
-// compares them.
-func unchanged(t *declType, x, old any) bool {
-	if x == nil || old == nil {
-		return x == nil && old == nil
+// FieldShape is the type of the value of key in an object of type t, for
+// crdschema.Unchanged: nil where the type declares no such key.
+func (t *declType) FieldShape(key string) *declType {
+	if t == nil {
+		return nil
 	}
-	switch v := x.(type) {
-	case map[string]any:
-		o, ok := old.(map[string]any)
-		if !ok || len(v) != len(o) {
-			return false
+	switch t.kind {
+	case kindObject:
+		if f := t.fieldByJSON(key); f != nil {
+			return f.t
 		}
-		for k, e := range v {
-			oe, ok := o[k]
-			if !ok || t == nil {
-				return false
-			}
-			var et *declType
-			switch t.kind {
-			case kindObject:
-				f := t.fieldByJSON(k)
-				if f == nil {
-					return false
-				}
-				et = f.t
-			case kindMap:
-				et = t.elem
-			default:
-				return false
-			}
-			if !unchanged(et, e, oe) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		o, ok := old.([]any)
-		if !ok || len(v) != len(o) {
-			return false
-		}
-		if t == nil || t.kind != kindList || t.list != listMap {
-			return sameJSON(v, o)
-		}
-		c := correlator{keys: t.mapKeys, unkeyed: o}
-		for _, e := range v {
-			oe := c.get(e)
-			if oe == nil || !unchanged(t.elem, e, oe) {
-				return false
-			}
-		}
-		return true
+	case kindMap:
+		return t.elem
 	}
-	return sameJSON(x, old)
+	return nil
 }
 
-// sameJSON compares decoded JSON values; numbers compare by value.
-func sameJSON(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !sameJSON(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return x == y
-		case float64:
-			return float64(x) == y
-		}
-		return false
-	case float64:
-		switch y := b.(type) {
-		case float64:
-			return x == y
-		case int64:
-			return x == float64(y)
-		}
-		return false
-	case string, bool, nil:
-		return a == b
+// MapListShape returns the item type and keys of a map list, for
+// crdschema.Unchanged.
+func (t *declType) MapListShape() (*declType, []string, bool) {
+	if t == nil || t.kind != kindList || t.list != listMap {
+		return nil, nil, false
 	}
-	return false
+	return t.elem, t.mapKeys, true
 }

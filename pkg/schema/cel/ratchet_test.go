@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // ratchetSpec has a field for each way rules ratchet.
@@ -261,12 +263,12 @@ func TestRatchetingLongMapList(t *testing.T) {
 
 func TestUnchanged(t *testing.T) {
 	var b typeBuilder
-	ty := b.build(schema(t, `{"type":"object","properties":{`+
+	ty := b.build(crdschema.Unchecked(schema(t, `{"type":"object","properties":{`+
 		`"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},`+
 		`"list":{"type":"array","items":{"type":"string"}},`+
 		`"ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","properties":{"k":{"type":"string"},"v":{"type":"number"}}}},`+
 		`"m":{"type":"object","additionalProperties":{"type":"integer"}},`+
-		`"x-y":{"type":"string"}}}`), false, "t")
+		`"x-y":{"type":"string"}}}`)).Root(), false, "t")
 	for _, tc := range []struct {
 		a, b string
 		want bool
@@ -285,7 +287,7 @@ func TestUnchanged(t *testing.T) {
 		{`{"list":null}`, `{"list":null}`, true},
 		{`{"list":null}`, `{"list":[]}`, false},
 	} {
-		if got := unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
+		if got := crdschema.Unchanged(ty, object(t, tc.a), object(t, tc.b)); got != tc.want {
 			t.Errorf("unchanged(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}

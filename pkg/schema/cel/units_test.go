@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 func TestEscapeName(t *testing.T) {
@@ -35,7 +37,7 @@ func TestEscapeName(t *testing.T) {
 }
 
 func TestParseFieldPath(t *testing.T) {
-	s := schema(t, `{"type":"object","properties":{"a":{"type":"object","properties":{"b.c":{"type":"string"},"d":{"type":"string"}}},"m":{"type":"object","additionalProperties":{"type":"object","properties":{"x":{"type":"string"}}}},"l":{"type":"array","items":{"type":"string"}}}}`)
+	s := crdschema.Unchecked(schema(t, `{"type":"object","properties":{"a":{"type":"object","properties":{"b.c":{"type":"string"},"d":{"type":"string"}}},"m":{"type":"object","additionalProperties":{"type":"object","properties":{"x":{"type":"string"}}}},"l":{"type":"array","items":{"type":"string"}}}}`)).Root()
 	tests := []struct {
 		in, want, err string
 	}{
@@ -109,7 +111,7 @@ func TestValues(t *testing.T) {
 		"ml":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k1","k2"],"items":{"type":"object","properties":{"k1":{"type":"string"},"k2":{"type":"integer"},"v":{"type":"string"}}}},
 		"m":{"type":"object","additionalProperties":{"type":"string"}},
 		"strs":{"type":"array","items":{"type":"string"}}}}`)
-	root := b.build(s, false, "t")
+	root := b.build(crdschema.Unchecked(s).Root(), false, "t")
 	obj := object(t, `{"n":1,"i":2,"s":"x","b":true,"set":[1,2,3],"ml":[{"k1":"a","k2":1,"v":"x"},{"k1":"a","k2":2,"v":"y"}],"m":{"a":"1"},"strs":["a","b"]}`)
 	self := root.toVal(obj).(*objectVal)
 	get := func(name string) ref.Val { return self.Get(types.String(name)) }
@@ -165,8 +167,8 @@ func TestValues(t *testing.T) {
 
 func TestCorrelator(t *testing.T) {
 	old := object(t, `{"l":[{"a":"x","b":1,"v":1},{"a":"x","b":2,"v":2},{"a":"y","b":1,"v":3},"junk",{"a":"z"}]}`)["l"].([]any)
-	c := &correlator{keys: []string{"a", "b"}, unkeyed: old}
-	find := func(item string) any { return c.get(object(t, item)) }
+	c := crdschema.NewMapListMatcher([]string{"a", "b"}, old)
+	find := func(item string) any { return c.Match(object(t, item)) }
 	if got := find(`{"a":"y","b":1}`); got.(map[string]any)["v"] != int64(3) {
 		t.Errorf("got %v", got)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/google/cel-go/interpreter"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // Validate evaluates the rules against a custom object obj (map[string]any
@@ -98,7 +100,7 @@ func (w *walker) node(n *node, obj, old any) bool {
 	var rs rstate
 	if old != nil {
 		w.ratchet = true
-		rs = rstate{old: old, corr: true}
+		rs = rstate{cur: crdschema.Correlated{Old: old, Matched: true}}
 	}
 	return w.visit(n, obj, old, rs)
 }
@@ -158,11 +160,12 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 		if n.items == nil {
 			return true
 		}
-		var corr *correlator
+		var corr *crdschema.MapListMatcher
 		var oldList []any
 		if n.items.needsOld && len(n.mapKeys) > 0 {
 			if oldList, _ = old.([]any); len(oldList) > 0 {
-				corr = &correlator{keys: n.mapKeys, unkeyed: oldList}
+				m := crdschema.NewMapListMatcher(n.mapKeys, oldList)
+				corr = &m
 			}
 		}
 		var rl ratchetList
@@ -172,7 +175,7 @@ func (w *walker) visit(n *node, obj, old any, rs rstate) bool {
 		for i, item := range o {
 			var ov any
 			if corr != nil {
-				ov = corr.get(item)
+				ov = corr.Match(item)
 			}
 			var crs rstate
 			if w.ratchet {
@@ -387,84 +390,3 @@ func (a *activation) ResolveName(name string) (any, bool) {
 }
 
 func (a *activation) Parent() interpreter.Activation { return nil }
-
-// correlator finds the old item of a map list (x-kubernetes-list-type=map)
-// with the same keys as a new item, keying old items only as far as needed.
-type correlator struct {
-	keys    []string
-	unkeyed []any
-	keyed   map[any]any
-}
-
-func (c *correlator) get(item any) any {
-	m, ok := item.(map[string]any)
-	if !ok {
-		return nil
-	}
-	k, ok := c.key(m)
-	if !ok {
-		return nil
-	}
-	if old, ok := c.keyed[k]; ok {
-		return old
-	}
-	for len(c.unkeyed) > 0 {
-		o := c.unkeyed[0]
-		c.unkeyed = c.unkeyed[1:]
-		om, ok := o.(map[string]any)
-		if !ok {
-			continue
-		}
-		ok2, ok := c.key(om)
-		if !ok {
-			continue
-		}
-		if c.keyed == nil {
-			c.keyed = make(map[any]any)
-		}
-		if _, dup := c.keyed[ok2]; !dup {
-			c.keyed[ok2] = om
-		}
-		if ok2 == k {
-			return om
-		}
-	}
-	return nil
-}
-
-// key is a comparable composite of an item's key values, which must be
-// scalars.
-func (c *correlator) key(m map[string]any) (any, bool) {
-	if len(c.keys) == 1 {
-		v, ok := m[c.keys[0]]
-		if !ok {
-			return nil, false
-		}
-		switch v.(type) {
-		case bool, float64, int64, string:
-			return v, true
-		}
-		return nil, false
-	}
-	var b strings.Builder
-	for _, k := range c.keys {
-		v, ok := m[k]
-		if !ok {
-			return nil, false
-		}
-		b.WriteByte(0) // never part of a formatted value below
-		switch x := v.(type) {
-		case bool:
-			fmt.Fprintf(&b, "%t", x)
-		case float64:
-			fmt.Fprintf(&b, "%f", x)
-		case int64:
-			fmt.Fprintf(&b, "%d", x)
-		case string:
-			fmt.Fprintf(&b, "%q", x)
-		default:
-			return nil, false
-		}
-	}
-	return b.String(), true
-}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+
+	crdschema "github.com/setpoint-dev/setpoint/pkg/schema"
 )
 
 // Objects arrive as map[string]any decoded from JSON. Rather than converting
@@ -166,7 +168,7 @@ func (o *objectVal) Equal(other ref.Val) ref.Val {
 			if !ok {
 				return types.MaybeNoSuchOverloadErr(other)
 			}
-			if ov, ok := oo.m[k]; ok && !reflect.DeepEqual(v, ov) {
+			if ov, ok := oo.m[k]; ok && !crdschema.EqualJSON(v, ov) {
 				return types.False
 			}
 			continue
