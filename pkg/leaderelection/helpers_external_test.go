@@ -116,12 +116,6 @@ func (p *probe) allTerms() []term {
 	return append([]term(nil), p.terms...)
 }
 
-func (p *probe) stoppedCount(id string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopped[id]
-}
-
 func (p *probe) lastNewLeader(id string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
