@@ -90,7 +90,8 @@ type Server struct {
 
 // New assembles a server: it opens the store, loads or makes the
 // credentials, builds the API, listens, and writes the kubeconfig. It
-// starts nothing; Run does, and releases what New opened when it
+// starts nothing; Run does, and releases what New opened (the store,
+// the listener) when it returns, so call Run once for every server New
 // returns.
 func New(cfg Config) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: cfg.Logger}
