@@ -8,24 +8,19 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"k8s.io/client-go/rest"
-
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
-	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
 // dbFile is the embedded store's file inside the data directory.
-const dbFile = "setpoint.db"
+const dbFile = server.DBFile
 
 // runServer runs the API server until ctx ends (SIGINT or SIGTERM).
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -120,120 +115,26 @@ func parseLogLevel(name string, nameSet bool, v int, vSet bool) (slog.Level, err
 }
 
 func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, acfg apiserver.Config, copts controllers.Options, quota int64) error {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return err
-	}
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	var hosts []string
-	if host != "" && host != "0.0.0.0" && host != "::" {
-		hosts = append(hosts, host)
+	srv, err := server.New(server.Config{
+		DataDir:     dataDir,
+		Storage:     backend,
+		QuotaBytes:  effectiveQuota(quota),
+		Listen:      listen,
+		Kubeconfig:  kubeconfig,
+		API:         acfg,
+		Controllers: copts,
+		Logger:      logger,
+	})
+	if errors.Is(err, bolt.ErrLocked) {
+		return fmt.Errorf("%w; is a setpoint server already running with --data-dir %s?", err, dataDir)
 	}
-	creds, err := credentials.LoadOrCreate(credentials.Options{Dir: dataDir, Hosts: hosts})
 	if err != nil {
 		return err
 	}
-	var store storage.Interface
-	var size func() (int64, error)
-	quota = effectiveQuota(quota)
-	switch backend {
-	case "memory":
-		store = memory.NewWithQuota(quota)
-	default:
-		path := filepath.Join(dataDir, dbFile)
-		opts := bolt.Options{QuotaBytes: quota}
-		if quota == 0 {
-			opts.QuotaBytes = -1 // bolt reads 0 as its default
-		}
-		b, err := bolt.Open(path, opts)
-		if errors.Is(err, bolt.ErrLocked) {
-			return fmt.Errorf("%w; is a setpoint server already running with --data-dir %s?", err, dataDir)
-		}
-		if err != nil {
-			return err
-		}
-		store = b
-		size = func() (int64, error) {
-			fi, err := os.Stat(path)
-			if err != nil {
-				return 0, err
-			}
-			return fi.Size(), nil
-		}
-	}
-	defer store.Close()
-
-	acfg.Storage = store
-	acfg.Authenticator = creds.Authenticator()
-	acfg.Logger = logger
-	acfg.StorageSize = size
-	api, err := apiserver.New(acfg)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	url := "https://" + kubeconfigHost(ln.Addr())
-	if err := credentials.WriteKubeconfig(kubeconfig, url, creds.CAPEM, creds.AdminToken); err != nil {
-		ln.Close()
-		return err
-	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	// Cancel before waiting: the helpers below end with ctx, also when
-	// the server stops on an error.
-	defer wg.Wait()
-	defer cancel()
-	// History may take an eighth of the quota at most, so it never
-	// crowds out the objects themselves.
-	compactor := &storage.Compactor{Store: store, Retention: storage.RetentionForQuota(storage.DefaultRetention, quota), Logger: logger}
-	wg.Go(func() {
-		if err := compactor.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			logger.Warn("compactor stopped", "err", err)
-		}
-	})
-	// The API outlives the controllers: they stop first (releasing their
-	// lease), then the server.
-	apiCtx, stopAPI := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopAPI()
-	ctrlDone := make(chan struct{})
-	wg.Go(func() {
-		<-ctx.Done()
-		<-ctrlDone
-		stopAPI()
-	})
-	wg.Go(func() {
-		defer close(ctrlDone)
-		select {
-		case <-api.Ready():
-			abs, _ := filepath.Abs(kubeconfig)
-			logger.Info("setpoint API server ready", "url", url, "kubeconfig", abs, "storage", backend)
-		case <-ctx.Done():
-			return
-		}
-		if len(copts.Disabled) == len(controllers.Names()) {
-			return
-		}
-		// The controllers are clients of this server like any other,
-		// over loopback, as the server's own identity so that the
-		// in-flight limits never starve them.
-		loopback := &rest.Config{
-			Host: url, BearerToken: creds.LoopbackToken,
-			TLSClientConfig: rest.TLSClientConfig{CAData: creds.CAPEM},
-			QPS:             -1,
-		}
-		if err := controllers.Run(ctx, loopback, copts); err != nil {
-			logger.Error("built-in controllers stopped", "err", err)
-		}
-	})
-	err = api.Run(apiCtx, ln, creds.TLSConfig())
-	cancel() // the server failed on its own: stop the rest too
-	return err
+	return srv.Run(ctx)
 }
 
 // effectiveQuota resolves --quota-backend-bytes: 0 is the default, as
@@ -246,18 +147,4 @@ func effectiveQuota(flag int64) int64 {
 		return 0
 	}
 	return flag
-}
-
-// kubeconfigHost is the address clients should dial: a wildcard listen
-// address is reached through loopback.
-func kubeconfigHost(addr net.Addr) string {
-	tcp, ok := addr.(*net.TCPAddr)
-	if !ok {
-		return addr.String()
-	}
-	ip := tcp.IP
-	if ip.IsUnspecified() {
-		ip = net.IPv4(127, 0, 0, 1)
-	}
-	return net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
 }

@@ -236,9 +236,8 @@ func TestControllersUnderSaturation(t *testing.T) {
 		Configure: func(cfg *apiserver.Config) {
 			cfg.MaxRequestsInflight, cfg.MaxMutatingRequestsInflight, cfg.MaxWatches, cfg.LeaseRequestsInflight = 1, 1, 1, 1
 		},
-		Controllers: func(ctx context.Context, cfg *rest.Config) error {
-			return controllers.Run(ctx, cfg, controllers.Options{LeaderElection: true, Logger: slog.New(slog.DiscardHandler)})
-		},
+		BuiltinControllers: true,
+		ControllerOptions:  controllers.Options{LeaderElection: true, Logger: slog.New(slog.DiscardHandler)},
 	})
 	admin, self := clientFor(t, srv), loopbackClient(t, srv)
 	const lease = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/setpoint-controllers"

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
 )
 
 const widgetCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
@@ -180,7 +179,7 @@ func TestNamespaceTerminating(t *testing.T) {
 
 func TestCRDLifecycle(t *testing.T) {
 	// The built-in controllers finish the deletion, as in setpoint server.
-	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest}))
+	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{BuiltinControllers: true}))
 	c.createNamespace("demo")
 	crd := c.must(201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widgetCRD)
 	conds := map[string]string{}
@@ -238,7 +237,7 @@ func TestCRDLifecycle(t *testing.T) {
 
 func TestNamespaceDeletion(t *testing.T) {
 	// The built-in controllers finish the deletion, as in setpoint server.
-	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest}))
+	c := clientFor(t, apiservertest.StartWith(t, apiservertest.Options{BuiltinControllers: true}))
 	ns := c.must(201, "POST", "/api/v1/namespaces", `{"metadata":{"name":"doomed"}}`)
 	if fins := ns["spec"].(map[string]any)["finalizers"]; mustJSON(fins) != `["kubernetes"]` {
 		t.Fatalf("new namespace spec.finalizers %v, want [kubernetes]", fins)

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
@@ -18,7 +19,7 @@ func TestFactoryForget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := NewFactory(func(src Source) (ListerWatcher, error) { return c.ListerWatcher(src.GVK, src.Namespace) }, FactoryOptions{})
+	f := cache.NewFactory(func(src cache.Source) (cache.ListerWatcher, error) { return c.ListerWatcher(src.GVK, src.Namespace) }, cache.FactoryOptions{})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
@@ -26,12 +27,12 @@ func TestFactoryForget(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	src := Source{GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespace: "default"}
-	old, err := InformerFor[*corev1.ConfigMap](f, src)
+	src := cache.Source{GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespace: "default"}
+	old, err := cache.InformerFor[*corev1.ConfigMap](f, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WaitForSync(ctx, old); err != nil {
+	if err := cache.WaitForSync(ctx, old); err != nil {
 		t.Fatal(err)
 	}
 	if !f.Forget(src) {
@@ -44,14 +45,14 @@ func TestFactoryForget(t *testing.T) {
 	if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "after"}}); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := InformerFor[*corev1.ConfigMap](f, src)
+	fresh, err := cache.InformerFor[*corev1.ConfigMap](f, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fresh == old {
 		t.Fatal("InformerFor after Forget returned the forgotten informer")
 	}
-	if err := WaitForSync(ctx, fresh); err != nil {
+	if err := cache.WaitForSync(ctx, fresh); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := fresh.Lister().Get("default/after"); !ok {

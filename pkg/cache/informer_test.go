@@ -54,23 +54,6 @@ func (c *calls[T]) OnUpdate(old, new T) {
 
 func (c *calls[T]) OnDelete(o T) { c.record("delete " + Key(o) + "@" + o.GetResourceVersion()) }
 
-// len is how many calls were recorded since the last take.
-func (c *calls[T]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.got)
-}
-
-// last is the latest call recorded since the last take.
-func (c *calls[T]) last() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.got) == 0 {
-		return ""
-	}
-	return c.got[len(c.got)-1]
-}
-
 func (c *calls[T]) take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
@@ -46,10 +47,10 @@ func TestWithSetpointClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inf := NewInformer[CM](lw, InformerOptions[CM]{ReflectorOptions: ReflectorOptions[CM]{
+			inf := cache.NewInformer[cache.CM](lw, cache.InformerOptions[cache.CM]{ReflectorOptions: cache.ReflectorOptions[cache.CM]{
 				Name: "setpoint-client", Logger: discardLogger(), Backoff: fastBackoff, DisableWatchList: tc.paged}})
-			h := &calls[CM]{}
-			if _, err := inf.AddHandler(h, HandlerOptions{}); err != nil {
+			h := &calls[cache.CM]{}
+			if _, err := inf.AddHandler(h, cache.HandlerOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			runInformer(t, inf)

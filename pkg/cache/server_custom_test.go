@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
@@ -36,9 +37,9 @@ func TestServerCustomResource(t *testing.T) {
 			}
 			opts := serverOpts[U]("widgets")
 			opts.DisableWatchList = tc.paged
-			inf := NewInformer[U](newLW(t, c, widgetGVK, "default"), opts)
+			inf := cache.NewInformer[U](newLW(t, c, widgetGVK, "default"), opts)
 			h := &calls[U]{}
-			reg, err := inf.AddHandler(h, HandlerOptions{})
+			reg, err := inf.AddHandler(h, cache.HandlerOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +49,7 @@ func TestServerCustomResource(t *testing.T) {
 			}
 			metaOpts := serverOpts[*metav1.PartialObjectMetadata]("widget metadata")
 			metaOpts.DisableWatchList = tc.paged
-			metaInf := NewInformer[*metav1.PartialObjectMetadata](metaLW, metaOpts)
+			metaInf := cache.NewInformer[*metav1.PartialObjectMetadata](metaLW, metaOpts)
 			runInformer(t, inf)
 			runInformer(t, metaInf)
 

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 )
 
 // TestServerFactoryShares: two consumers of one Source share one
@@ -30,40 +31,40 @@ func TestServerFactoryShares(t *testing.T) {
 
 	var log requestLog
 	c := newClient(t, log.wrap(srv.Config))
-	newLW := func(src Source) (ListerWatcher, error) {
+	newLW := func(src cache.Source) (cache.ListerWatcher, error) {
 		if src.MetadataOnly {
 			return c.MetadataListerWatcher(src.GVK, src.Namespace)
 		}
 		return c.ListerWatcher(src.GVK, src.Namespace)
 	}
-	f := NewFactory(newLW, FactoryOptions{Logger: discardLogger()})
+	f := cache.NewFactory(newLW, cache.FactoryOptions{Logger: discardLogger()})
 
-	all := Source{GVK: cmGVK}
-	first, err := InformerFor[CM](f, all)
+	all := cache.Source{GVK: cmGVK}
+	first, err := cache.InformerFor[cache.CM](f, all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := InformerFor[CM](f, all)
+	second, _ := cache.InformerFor[cache.CM](f, all)
 	if first != second {
 		t.Fatal("two informers for one Source")
 	}
-	web, _ := InformerFor[CM](f, Source{GVK: cmGVK, LabelSelector: "app=web"})
-	team, _ := InformerFor[CM](f, Source{GVK: cmGVK, Namespace: "team"})
-	metaInf, err := MetadataInformerFor(f, all)
+	web, _ := cache.InformerFor[cache.CM](f, cache.Source{GVK: cmGVK, LabelSelector: "app=web"})
+	team, _ := cache.InformerFor[cache.CM](f, cache.Source{GVK: cmGVK, Namespace: "team"})
+	metaInf, err := cache.MetadataInformerFor(f, all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InformerFor[*metav1.PartialObjectMetadata](f, all); err == nil {
+	if _, err := cache.InformerFor[*metav1.PartialObjectMetadata](f, all); err == nil {
 		t.Error("the same Source as another type: no error")
 	}
-	if _, err := InformerFor[U](f, all); err == nil {
+	if _, err := cache.InformerFor[U](f, all); err == nil {
 		t.Error("the same Source as unstructured: no error")
 	}
-	widgets, err := InformerFor[U](f, Source{GVK: widgetGVK})
+	widgets, err := cache.InformerFor[U](f, cache.Source{GVK: widgetGVK})
 	if err != nil {
 		t.Fatal(err)
 	}
-	widgetMeta, err := MetadataInformerFor(f, Source{GVK: widgetGVK, Namespace: "team"})
+	widgetMeta, err := cache.MetadataInformerFor(f, cache.Source{GVK: widgetGVK, Namespace: "team"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +77,16 @@ func TestServerFactoryShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Asked for while running: starts at once.
-	late, _ := InformerFor[CM](f, Source{GVK: cmGVK, FieldSelector: "metadata.name=b"})
+	late, _ := cache.InformerFor[cache.CM](f, cache.Source{GVK: cmGVK, FieldSelector: "metadata.name=b"})
 	syncOrFail(t, late)
 
-	h1, h2 := &calls[CM]{}, &calls[CM]{}
-	first.AddHandler(h1, HandlerOptions{})
-	second.AddHandler(h2, HandlerOptions{})
+	h1, h2 := &calls[cache.CM]{}, &calls[cache.CM]{}
+	first.AddHandler(h1, cache.HandlerOptions{})
+	second.AddHandler(h2, cache.HandlerOptions{})
 	cNew := newCM("default", "c", nil)
 	w.create(cNew)
 	eventually(t, "both consumers", func() bool { return h1.len() == 3 && h2.len() == 3 })
-	for i, h := range []*calls[CM]{h1, h2} {
+	for i, h := range []*calls[cache.CM]{h1, h2} {
 		eq(t, fmt.Sprintf("consumer %d", i+1), sorted(h.take()), []string{
 			"add default/a@" + a.ResourceVersion + " initial",
 			"add default/c@" + cNew.ResourceVersion,

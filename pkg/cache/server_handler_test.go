@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 )
 
 // TestServerSlowHandlerCoalesces blocks a handler while one object is
@@ -24,22 +25,22 @@ func TestServerSlowHandlerCoalesces(t *testing.T) {
 	w := newWriter(t, srv.Config)
 	w.namespace("slow")
 	reg := prometheus.NewPedanticRegistry()
-	opts := serverOpts[CM]("configmaps")
+	opts := serverOpts[cache.CM]("configmaps")
 	opts.Registerer = reg
-	inf := NewInformer[CM](cmLW(t, srv.Config, "slow"), opts)
+	inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, "slow"), opts)
 
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	slow := &calls[CM]{}
-	slowReg, _ := inf.AddHandler(HandlerFuncs[CM]{
-		AddFunc: func(o CM, initial bool) {
+	slow := &calls[cache.CM]{}
+	slowReg, _ := inf.AddHandler(cache.HandlerFuncs[cache.CM]{
+		AddFunc: func(o cache.CM, initial bool) {
 			slow.OnAdd(o, initial)
 			once.Do(func() { close(entered); <-release })
 		},
 		UpdateFunc: slow.OnUpdate, DeleteFunc: slow.OnDelete,
-	}, HandlerOptions{Name: "slow"})
-	fast := &calls[CM]{}
-	inf.AddHandler(fast, HandlerOptions{Name: "fast"})
+	}, cache.HandlerOptions{Name: "slow"})
+	fast := &calls[cache.CM]{}
+	inf.AddHandler(fast, cache.HandlerOptions{Name: "fast"})
 	runInformer(t, inf)
 	var releaseOnce sync.Once
 	unblock := func() { releaseOnce.Do(func() { close(release) }) }
@@ -89,14 +90,14 @@ func TestServerLateHandler(t *testing.T) {
 	a, b := newCM("default", "a", nil), newCM("default", "b", nil)
 	w.create(a)
 	w.create(b)
-	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), serverOpts[CM]("late"))
+	inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, "default"), serverOpts[cache.CM]("late"))
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	w.delete(b)
 	eventually(t, "the delete", func() bool { return len(inf.Lister().List(nil)) == 1 })
 
-	h := &calls[CM]{}
-	reg, err := inf.AddHandler(h, HandlerOptions{Name: "late"})
+	h := &calls[cache.CM]{}
+	reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: "late"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,17 +116,17 @@ func TestServerMutationDetected(t *testing.T) {
 	newWriter(t, srv.Config).create(newCM("default", "victim", nil))
 	var mu sync.Mutex
 	var found []error
-	opts := serverOpts[CM]("checked")
+	opts := serverOpts[cache.CM]("checked")
 	opts.CheckMutations = true
 	opts.OnMutation = func(err error) { mu.Lock(); found = append(found, err); mu.Unlock() }
-	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
-	inf.AddHandler(HandlerFuncs[CM]{AddFunc: func(o CM, _ bool) {
+	inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, "default"), opts)
+	inf.AddHandler(cache.HandlerFuncs[cache.CM]{AddFunc: func(o cache.CM, _ bool) {
 		o.SetLabels(map[string]string{"oops": "true"}) // should have been o.DeepCopy()
-	}}, HandlerOptions{Name: "careless"})
+	}}, cache.HandlerOptions{Name: "careless"})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	eventually(t, "detection", func() bool { mu.Lock(); defer mu.Unlock(); return len(found) > 0 })
-	var me *MutationError
+	var me *cache.MutationError
 	if !errors.As(found[0], &me) || me.Key != "default/victim" || me.Where != "by handler careless" {
 		t.Errorf("found %v", found[0])
 	}
@@ -136,13 +137,13 @@ func TestServerMutationDetected(t *testing.T) {
 func TestServerTransform(t *testing.T) {
 	srv := apiservertest.Start(t)
 	seedConfigMaps(t, srv.Storage, "default", 3)
-	opts := serverOpts[CM]("trim")
-	opts.Transform = func(o CM) (CM, error) {
+	opts := serverOpts[cache.CM]("trim")
+	opts.Transform = func(o cache.CM) (cache.CM, error) {
 		o.Data = nil
 		o.Annotations = map[string]string{"trimmed": "yes"}
 		return o, nil
 	}
-	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
+	inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, "default"), opts)
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	objs := inf.Lister().List(nil)
@@ -151,7 +152,7 @@ func TestServerTransform(t *testing.T) {
 	}
 	for _, o := range objs {
 		if len(o.ManagedFields) != 0 || o.Data != nil || o.Annotations["trimmed"] != "yes" {
-			t.Errorf("%s not trimmed: %+v", Key(o), o)
+			t.Errorf("%s not trimmed: %+v", cache.Key(o), o)
 		}
 	}
 }
@@ -160,18 +161,18 @@ func TestServerTransform(t *testing.T) {
 func TestServerResync(t *testing.T) {
 	srv := apiservertest.Start(t)
 	newWriter(t, srv.Config).create(newCM("default", "a", nil))
-	opts := serverOpts[CM]("resync")
+	opts := serverOpts[cache.CM]("resync")
 	opts.ResyncPeriod = 50 * time.Millisecond
-	inf := NewInformer[CM](cmLW(t, srv.Config, "default"), opts)
+	inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, "default"), opts)
 	var mu sync.Mutex
 	same := 0
-	inf.AddHandler(HandlerFuncs[CM]{UpdateFunc: func(old, new CM) {
+	inf.AddHandler(cache.HandlerFuncs[cache.CM]{UpdateFunc: func(old, new cache.CM) {
 		mu.Lock()
 		defer mu.Unlock()
 		if old == new {
 			same++
 		}
-	}}, HandlerOptions{})
+	}}, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	eventually(t, "two resyncs", func() bool { mu.Lock(); defer mu.Unlock(); return same >= 2 })
@@ -191,13 +192,13 @@ func TestServerScopes(t *testing.T) {
 	moving := newCM("two", "web", map[string]string{"app": "web"})
 	w.create(moving)
 
-	var handlers []Syncer
-	scoped := func(name, ns, labels, fields string) (*Informer[CM], *calls[CM]) {
-		opts := serverOpts[CM](name)
+	var handlers []cache.Syncer
+	scoped := func(name, ns, labels, fields string) (*cache.Informer[cache.CM], *calls[cache.CM]) {
+		opts := serverOpts[cache.CM](name)
 		opts.LabelSelector, opts.FieldSelector = labels, fields
-		inf := NewInformer[CM](cmLW(t, srv.Config, ns), opts)
-		h := &calls[CM]{}
-		reg, err := inf.AddHandler(h, HandlerOptions{})
+		inf := cache.NewInformer[cache.CM](cmLW(t, srv.Config, ns), opts)
+		h := &calls[cache.CM]{}
+		reg, err := inf.AddHandler(h, cache.HandlerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +211,7 @@ func TestServerScopes(t *testing.T) {
 	nameInf, _ := scoped("name", "", "", "metadata.name=db")
 	syncOrFail(t, nsInf, webInf, nameInf)
 	for _, tt := range []struct {
-		inf  *Informer[CM]
+		inf  *cache.Informer[cache.CM]
 		want []string
 	}{
 		{nsInf, []string{"one/db", "one/web"}},

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/registry"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
@@ -47,7 +48,7 @@ func newClient(t testing.TB, cfg *rest.Config) *client.Client {
 }
 
 // newLW is the ListerWatcher of c for gvk in namespace ns.
-func newLW(t testing.TB, c *client.Client, gvk schema.GroupVersionKind, ns string) ListerWatcher {
+func newLW(t testing.TB, c *client.Client, gvk schema.GroupVersionKind, ns string) cache.ListerWatcher {
 	t.Helper()
 	lw, err := c.ListerWatcher(gvk, ns)
 	if err != nil {
@@ -57,7 +58,7 @@ func newLW(t testing.TB, c *client.Client, gvk schema.GroupVersionKind, ns strin
 }
 
 // cmLW lists and watches ConfigMaps in ns on the server cfg reaches.
-func cmLW(t testing.TB, cfg *rest.Config, ns string) ListerWatcher {
+func cmLW(t testing.TB, cfg *rest.Config, ns string) cache.ListerWatcher {
 	t.Helper()
 	return newLW(t, newClient(t, cfg), cmGVK, ns)
 }
@@ -151,7 +152,7 @@ func storeKey(ns, name string) string {
 	return registry.PrefixFor(cmResource) + ns + "/" + name
 }
 
-func newCM(ns, name string, labels map[string]string, data ...string) CM {
+func newCM(ns, name string, labels map[string]string, data ...string) cache.CM {
 	c := cm(ns, name, "", data...)
 	c.Labels = labels
 	return c
@@ -227,18 +228,18 @@ func (w writer) delete(obj client.Object) {
 }
 
 // fastBackoff keeps server tests quick across restarts.
-var fastBackoff = Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, ResetAfter: time.Minute, Jitter: 0.5}
+var fastBackoff = cache.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, ResetAfter: time.Minute, Jitter: 0.5}
 
-func serverOpts[T Object](name string) InformerOptions[T] {
-	return InformerOptions[T]{ReflectorOptions: ReflectorOptions[T]{Name: name, Logger: discardLogger(), Backoff: fastBackoff}}
+func serverOpts[T cache.Object](name string) cache.InformerOptions[T] {
+	return cache.InformerOptions[T]{ReflectorOptions: cache.ReflectorOptions[T]{Name: name, Logger: discardLogger(), Backoff: fastBackoff}}
 }
 
 // syncOrFail waits for informers to sync.
-func syncOrFail(t testing.TB, syncers ...Syncer) {
+func syncOrFail(t testing.TB, syncers ...cache.Syncer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := WaitForSync(ctx, syncers...); err != nil {
+	if err := cache.WaitForSync(ctx, syncers...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -256,10 +257,10 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 // keys returns the sorted keys of objs.
-func keys[T Object](objs []T) []string {
+func keys[T cache.Object](objs []T) []string {
 	var out []string
 	for _, o := range objs {
-		out = append(out, Key(o))
+		out = append(out, cache.Key(o))
 	}
 	slices.Sort(out)
 	return out

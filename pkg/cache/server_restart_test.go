@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
@@ -40,13 +41,13 @@ func TestServerRestart(t *testing.T) {
 	lw.point(cmLW(t, log.wrap(srv1.Config), "default"))
 	w := newWriter(t, srv1.Config)
 	keep, change, gone := newCM("default", "keep", nil, "v", "1"), newCM("default", "change", nil, "v", "1"), newCM("default", "gone", nil, "v", "1")
-	for _, o := range []CM{keep, change, gone} {
+	for _, o := range []cache.CM{keep, change, gone} {
 		w.create(o)
 	}
 
-	inf := NewInformer[CM](lw, serverOpts[CM]("restart"))
-	h := &calls[CM]{}
-	inf.AddHandler(h, HandlerOptions{})
+	inf := cache.NewInformer[cache.CM](lw, serverOpts[cache.CM]("restart"))
+	h := &calls[cache.CM]{}
+	inf.AddHandler(h, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	eventually(t, "initial adds", func() bool { return h.len() == 3 })
@@ -115,9 +116,11 @@ func TestServerRestart(t *testing.T) {
 }
 
 // switchLW passes calls to whichever ListerWatcher it last pointed to.
-type switchLW struct{ cur atomic.Pointer[ListerWatcher] }
+type switchLW struct {
+	cur atomic.Pointer[cache.ListerWatcher]
+}
 
-func (s *switchLW) point(lw ListerWatcher) { s.cur.Store(&lw) }
+func (s *switchLW) point(lw cache.ListerWatcher) { s.cur.Store(&lw) }
 
 func (s *switchLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	return (*s.cur.Load()).List(ctx, opts)
@@ -136,7 +139,7 @@ func TestServerRelistOn410(t *testing.T) {
 		c.CacheLimits = watchcache.Limits{MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 64}
 	}})
 	w := newWriter(t, srv.Config)
-	var objs []CM
+	var objs []cache.CM
 	for _, n := range []string{"a", "b", "c"} {
 		o := newCM("default", n, nil)
 		w.create(o)
@@ -144,9 +147,9 @@ func TestServerRelistOn410(t *testing.T) {
 	}
 	var log requestLog
 	gate := &gatedLW{inner: cmLW(t, log.wrap(srv.Config), "default")}
-	inf := NewInformer[CM](gate, serverOpts[CM]("expire"))
-	h := &calls[CM]{}
-	inf.AddHandler(h, HandlerOptions{})
+	inf := cache.NewInformer[cache.CM](gate, serverOpts[cache.CM]("expire"))
+	h := &calls[cache.CM]{}
+	inf.AddHandler(h, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	eventually(t, "initial adds", func() bool { return h.len() == 3 })
@@ -182,7 +185,7 @@ func TestServerRelistOn410(t *testing.T) {
 // no event reaches the cache until resume, not even one a stopped
 // stream had already read.
 type gatedLW struct {
-	inner ListerWatcher
+	inner cache.ListerWatcher
 	mu    sync.Mutex
 	gate  chan struct{}
 	open  []*cutWatch

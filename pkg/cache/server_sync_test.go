@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 )
 
 // TestServerInitialSync syncs 10,000 ConfigMaps from a real server through
@@ -38,10 +39,10 @@ func TestServerInitialSync(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var log requestLog
 			lw := cmLW(t, log.wrap(srv.Config), "bench")
-			opts := serverOpts[CM](tt.name)
+			opts := serverOpts[cache.CM](tt.name)
 			opts.DisableWatchList = !tt.watchList
 			opts.KeepManagedFields = tt.keepFields
-			inf := NewInformer[CM](lw, opts)
+			inf := cache.NewInformer[cache.CM](lw, opts)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			start := time.Now()

@@ -1,4 +1,4 @@
-package client
+package client_test
 
 import (
 	"testing"
@@ -7,10 +7,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/client"
 )
 
 func TestServerResources(t *testing.T) {
-	c, err := New(apiservertest.Start(t).Config, Options{})
+	c, err := client.New(apiservertest.Start(t).Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +19,7 @@ func TestServerResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]Resource{}
+	byName := map[string]client.Resource{}
 	for _, r := range res {
 		byName[r.GVR.Resource+"."+r.GVR.Group] = r
 	}
@@ -48,7 +49,7 @@ func TestServerResources(t *testing.T) {
 }
 
 func TestUpdateSubresourceFinalize(t *testing.T) {
-	c, err := New(apiservertest.Start(t).Config, Options{})
+	c, err := client.New(apiservertest.Start(t).Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 )
 
 // testCluster is a Cluster over a real server: a client and a running
@@ -46,12 +47,12 @@ func newTestCluster(t *testing.T) *testCluster {
 
 func (tc *testCluster) Scheme() *runtime.Scheme { return tc.c.Scheme() }
 
-func (tc *testCluster) Informers(_ context.Context, gvk schema.GroupVersionKind, metadataOnly bool) ([]Informer, error) {
+func (tc *testCluster) Informers(_ context.Context, gvk schema.GroupVersionKind, metadataOnly bool) ([]controller.Informer, error) {
 	inf, err := cache.InformerFor[cache.Object](tc.f, cache.Source{GVK: gvk, MetadataOnly: metadataOnly})
 	if err != nil {
 		return nil, err
 	}
-	return []Informer{{Informer: inf}}, nil
+	return []controller.Informer{{Informer: inf}}, nil
 }
 
 // lister reads gvk's objects from the cluster's cache, as a reconciler

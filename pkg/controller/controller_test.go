@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -27,7 +28,7 @@ var cmGVK = corev1.SchemeGroupVersion.WithKind("ConfigMap")
 
 // run starts ctrl and stops it when the test ends, failing the test if
 // Start fails.
-func run(t *testing.T, ctrl *Controller) {
+func run(t *testing.T, ctrl *controller.Controller) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -114,7 +115,7 @@ func TestReconcilesEveryObjectOnceAtATime(t *testing.T) {
 		time.Sleep(time.Millisecond) // let workers overlap
 		return reconcile.Result{}, nil
 	}}
-	ctrl, err := New(tc, r, Options{Name: "every", Workers: 4}, For[*corev1.ConfigMap]())
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "every", Workers: 4}, controller.For[*corev1.ConfigMap]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestOwnsMapsToTheController(t *testing.T) {
 	stranger := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "stranger",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "owner", UID: "x", Controller: &yes}}}}
 	r := &recorder{}
-	ctrl, err := New(tc, r, Options{Name: "owns"}, For[*corev1.ConfigMap](), Owns[*corev1.Secret]())
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "owns"}, controller.For[*corev1.ConfigMap](), controller.Owns[*corev1.Secret]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +194,11 @@ func TestRetriesRequeuesAndTerminalErrors(t *testing.T) {
 		return reconcile.Result{}, nil
 	}}
 	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg)
+	m, err := controller.NewMetrics(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctrl, err := New(tc, r, Options{Name: "retries", Workers: 2, Metrics: m}, For[*corev1.ConfigMap]())
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "retries", Workers: 2, Metrics: m}, controller.For[*corev1.ConfigMap]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +226,11 @@ func TestRetriesRequeuesAndTerminalErrors(t *testing.T) {
 		metric prometheus.Collector
 		want   float64
 	}{
-		{m.total.WithLabelValues("retries", "error"), 4},
-		{m.terminal.WithLabelValues("retries"), 1},
-		{m.panics.WithLabelValues("retries"), 1},
-		{m.total.WithLabelValues("retries", "requeue_after"), 1},
-		{m.reasons.WithLabelValues("retries", "retry"), 3},
+		{m.Total().WithLabelValues("retries", "error"), 4},
+		{m.Terminal().WithLabelValues("retries"), 1},
+		{m.Panics().WithLabelValues("retries"), 1},
+		{m.Total().WithLabelValues("retries", "requeue_after"), 1},
+		{m.Reasons().WithLabelValues("retries", "retry"), 3},
 	} {
 		if got := testutil.ToFloat64(tt.metric); got != tt.want {
 			t.Errorf("%v = %v, want %v", tt.metric, got, tt.want)
@@ -249,8 +250,8 @@ func TestPredicatesAndTimeout(t *testing.T) {
 		}
 		return reconcile.Result{}, nil
 	}}
-	ctrl, err := New(tc, r, Options{Name: "preds", ReconcileTimeout: 50 * time.Millisecond},
-		For[*corev1.ConfigMap](WithPredicates(predicate.LabelsChanged())))
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "preds", ReconcileTimeout: 50 * time.Millisecond},
+		controller.For[*corev1.ConfigMap](controller.WithPredicates(predicate.LabelsChanged())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestReadYourWrites(t *testing.T) {
 	tc := newTestCluster(t)
 	createCM(t, tc.c, "counter", nil)
 	lister := tc.lister(t, cmGVK)
-	var ctrl *Controller
+	var ctrl *controller.Controller
 	var conflicts, writes atomic.Int32
 	r := reconcile.Func(func(ctx context.Context, rq reconcile.Request) (reconcile.Result, error) {
 		obj, ok := lister.Get(rq.String())
@@ -304,7 +305,7 @@ func TestReadYourWrites(t *testing.T) {
 		ctrl.Enqueue(rq) // runs again as soon as this one is done
 		return reconcile.Result{}, nil
 	})
-	ctrl, err := New(tc, r, Options{Name: "ryw"}, For[*corev1.ConfigMap](WithPredicates(predicate.Funcs[*corev1.ConfigMap]{
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "ryw"}, controller.For[*corev1.ConfigMap](controller.WithPredicates(predicate.Funcs[*corev1.ConfigMap]{
 		// Only the Enqueue drives it, not its own update events.
 		UpdateFunc: func(old, new *corev1.ConfigMap) bool { return false },
 	})))
@@ -321,8 +322,8 @@ func TestReadYourWrites(t *testing.T) {
 func TestCacheSyncTimeoutSaysWhy(t *testing.T) {
 	tc := newTestCluster(t)
 	missing := schema.GroupVersionKind{Group: "missing.example.com", Version: "v1", Kind: "Thing"}
-	ctrl, err := New(tc, &recorder{}, Options{Name: "missing", CacheSyncTimeout: 200 * time.Millisecond},
-		For[*unstructured.Unstructured](WithKind(missing)))
+	ctrl, err := controller.New(tc, &recorder{}, controller.Options{Name: "missing", CacheSyncTimeout: 200 * time.Millisecond},
+		controller.For[*unstructured.Unstructured](controller.WithKind(missing)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestRestarts(t *testing.T) {
 	tc := newTestCluster(t)
 	createCM(t, tc.c, "a", nil)
 	r := &recorder{}
-	ctrl, err := New(tc, r, Options{Name: "restarts"}, For[*corev1.ConfigMap]())
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "restarts"}, controller.For[*corev1.ConfigMap]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,15 +369,15 @@ func TestNewValidates(t *testing.T) {
 	tc := &testCluster{}
 	tests := []struct {
 		name    string
-		opts    Options
-		sources []Source
+		opts    controller.Options
+		sources []controller.Source
 	}{
-		{"no name", Options{}, []Source{For[*corev1.ConfigMap]()}},
-		{"no For", Options{Name: "x"}, []Source{Owns[*corev1.Secret]()}},
-		{"two For", Options{Name: "x"}, []Source{For[*corev1.ConfigMap](), For[*corev1.Secret]()}},
+		{"no name", controller.Options{}, []controller.Source{controller.For[*corev1.ConfigMap]()}},
+		{"no For", controller.Options{Name: "x"}, []controller.Source{controller.Owns[*corev1.Secret]()}},
+		{"two For", controller.Options{Name: "x"}, []controller.Source{controller.For[*corev1.ConfigMap](), controller.For[*corev1.Secret]()}},
 	}
 	for _, tt := range tests {
-		if _, err := New(tc, &recorder{}, tt.opts, tt.sources...); err == nil {
+		if _, err := controller.New(tc, &recorder{}, tt.opts, tt.sources...); err == nil {
 			t.Errorf("%s: New succeeded", tt.name)
 		}
 	}

@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -19,7 +20,7 @@ type chanSource struct {
 	starts chan struct{} // one per Start
 }
 
-func (s *chanSource) Start(ctx context.Context, q Queue) error {
+func (s *chanSource) Start(ctx context.Context, q controller.Queue) error {
 	s.starts <- struct{}{}
 	go func() {
 		for {
@@ -39,7 +40,7 @@ func TestUserSourceTriggersReconciles(t *testing.T) {
 	createCM(t, tc.c, "a", nil)
 	r := &recorder{}
 	src := &chanSource{names: make(chan string), starts: make(chan struct{}, 2)}
-	ctrl, err := New(tc, r, Options{Name: "user-source"}, For[*corev1.ConfigMap](), src)
+	ctrl, err := controller.New(tc, r, controller.Options{Name: "user-source"}, controller.For[*corev1.ConfigMap](), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +72,15 @@ func TestSourceStartErrors(t *testing.T) {
 	errBroken := errors.New("broken source")
 	tests := []struct {
 		name string
-		src  Source
+		src  controller.Source
 		want error // nil: any error
 	}{
-		{"user source fails", SourceFunc(func(context.Context, Queue) error { return errBroken }), errBroken},
-		{"kind source without WithKind", Owns[*unstructured.Unstructured](), nil},
+		{"user source fails", controller.SourceFunc(func(context.Context, controller.Queue) error { return errBroken }), errBroken},
+		{"kind source without WithKind", controller.Owns[*unstructured.Unstructured](), nil},
 	}
 	tc := newTestCluster(t)
 	for _, tt := range tests {
-		ctrl, err := New(tc, &recorder{}, Options{Name: "broken"}, For[*corev1.ConfigMap](), tt.src)
+		ctrl, err := controller.New(tc, &recorder{}, controller.Options{Name: "broken"}, controller.For[*corev1.ConfigMap](), tt.src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func (f queueFunc) Add(req reconcile.Request, reason reconcile.Reason) { f(req, 
 
 func TestKindSourceNeedsItsController(t *testing.T) {
 	q := queueFunc(func(reconcile.Request, reconcile.Reason) {})
-	for _, src := range []Source{For[*corev1.ConfigMap](), Owns[*corev1.Secret]()} {
+	for _, src := range []controller.Source{controller.For[*corev1.ConfigMap](), controller.Owns[*corev1.Secret]()} {
 		if err := src.Start(context.Background(), q); err == nil {
 			t.Errorf("%T started on a queue outside a controller", src)
 		}

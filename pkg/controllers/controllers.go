@@ -2,9 +2,9 @@
 // ones that make its semantics whole: namespace lifecycle, garbage
 // collection, CRD cleanup and event expiry. They are ordinary operators
 // on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
-// to the server over HTTP like any client; `setpoint server` runs them
-// next to the API, and tests run them through apiservertest's
-// Controllers option.
+// to the server over HTTP like any client; pkg/server runs them next to
+// the API, for `setpoint server` and for the test server
+// (apiservertest's BuiltinControllers option).
 package controllers
 
 import (
@@ -131,10 +131,4 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		}
 	}
 	return m.Start(ctx)
-}
-
-// ForTest runs every controller without leader election: the function
-// apiservertest.Options.Controllers takes.
-func ForTest(ctx context.Context, cfg *rest.Config) error {
-	return Run(ctx, cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 }

@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
@@ -32,7 +33,7 @@ func TestReplicasTakeTurns(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- Run(ctx, srv.Config, Options{LeaderElection: true, Identity: id, Logger: slog.New(slog.DiscardHandler)})
+			done <- controllers.Run(ctx, srv.Config, controllers.Options{LeaderElection: true, Identity: id, Logger: slog.New(slog.DiscardHandler)})
 		}()
 		var once sync.Once
 		stops[id] = func() {

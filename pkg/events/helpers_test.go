@@ -1,4 +1,4 @@
-package events
+package events_test
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
+	"github.com/setpoint-dev/setpoint/pkg/events"
 )
 
-// t0 is the fake clock's start, on a whole second: the API stores
-// timestamps to the second.
-var t0 = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+// t0 is the fake clock's start (see export_test.go).
+var t0 = events.T0
 
 // fakeClock moves only when a test advances it; its timers fire then.
 type fakeClock struct{ *clock.Fake }
@@ -70,15 +70,15 @@ type env struct {
 	c     *client.Client
 	clock *fakeClock
 	logs  *logCapture
-	b     *Broadcaster
-	rec   *Recorder
+	b     *events.Broadcaster
+	rec   *events.Recorder
 	// quiet, unless a test says otherwise, checks at the end that
 	// nothing was logged at Warn or above: a clean run, shutdown
 	// included, logs no complaints.
 	quiet bool
 }
 
-func newEnv(t *testing.T, adjust func(*Options)) *env {
+func newEnv(t *testing.T, adjust func(*events.Options)) *env {
 	t.Helper()
 	srv := apiservertest.Start(t)
 	c, err := client.New(srv.Config, client.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -86,11 +86,11 @@ func newEnv(t *testing.T, adjust func(*Options)) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, srv: srv, c: c, clock: newFakeClock(), logs: &logCapture{}, quiet: true}
-	opts := Options{Client: c, Host: "node-1", Clock: e.clock, Logger: slog.New(e.logs)}
+	opts := events.Options{Client: c, Host: "node-1", Clock: e.clock, Logger: slog.New(e.logs)}
 	if adjust != nil {
 		adjust(&opts)
 	}
-	if e.b, err = NewBroadcaster(opts); err != nil {
+	if e.b, err = events.NewBroadcaster(opts); err != nil {
 		t.Fatal(err)
 	}
 	e.rec = e.b.Recorder("widget-controller")

@@ -1,4 +1,4 @@
-package events
+package events_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/setpoint-dev/setpoint/pkg/events"
 )
 
 func TestEventWritten(t *testing.T) {
@@ -109,10 +111,10 @@ func TestRepeatAfterWindowCreatesNewEvent(t *testing.T) {
 
 	e.rec.Event(cm, corev1.EventTypeNormal, "Scaled", "scaled to 3")
 	e.waitEvents("default", count(1))
-	e.clock.Advance(DefaultAggregationWindow)
+	e.clock.Advance(events.DefaultAggregationWindow)
 	e.rec.Event(cm, corev1.EventTypeNormal, "Scaled", "scaled to 3")
 	evs := e.waitEvents("default", count(2))
-	if evs[0].Count != 1 || evs[1].Count != 1 || !evs[1].FirstTimestamp.Time.Equal(t0.Add(DefaultAggregationWindow)) {
+	if evs[0].Count != 1 || evs[1].Count != 1 || !evs[1].FirstTimestamp.Time.Equal(t0.Add(events.DefaultAggregationWindow)) {
 		t.Errorf("counts %d, %d; second first seen %v", evs[0].Count, evs[1].Count, evs[1].FirstTimestamp)
 	}
 }
@@ -222,7 +224,7 @@ func TestInvalidEventsDropped(t *testing.T) {
 	if n := len(e.events("default")); n != 0 {
 		t.Errorf("%d Events written, want none", n)
 	}
-	if got := e.b.Dropped(DropInvalid); got != 3 {
+	if got := e.b.Dropped(events.DropInvalid); got != 3 {
 		t.Errorf("Dropped(invalid) = %d, want 3", got)
 	}
 	if !e.logs.has(slog.LevelWarn, "event dropped: unsupported type") ||
@@ -236,20 +238,20 @@ func TestSpamFilterDropsBeyondBurst(t *testing.T) {
 	web, db := e.configMap("web"), e.configMap("db")
 	stop := e.start()
 
-	for i := range DefaultSpamBurst + 5 {
+	for i := range events.DefaultSpamBurst + 5 {
 		e.rec.Eventf(web, corev1.EventTypeNormal, "Tick", "tick %d", i)
 	}
-	if got := e.b.Dropped(DropSpam); got != 5 {
+	if got := e.b.Dropped(events.DropSpam); got != 5 {
 		t.Errorf("Dropped(spam) after a burst = %d, want 5", got)
 	}
 	// Another object, and another type, have buckets of their own.
 	e.rec.Event(db, corev1.EventTypeNormal, "Tick", "db")
 	e.rec.Event(web, corev1.EventTypeWarning, "Tock", "warning")
 	// One refill period earns one Event.
-	e.clock.Advance(DefaultSpamRefill)
+	e.clock.Advance(events.DefaultSpamRefill)
 	e.rec.Event(web, corev1.EventTypeNormal, "Tick", "refilled")
 	e.rec.Event(web, corev1.EventTypeNormal, "Tick", "over again")
-	if got := e.b.Dropped(DropSpam); got != 6 {
+	if got := e.b.Dropped(events.DropSpam); got != 6 {
 		t.Errorf("Dropped(spam) after a refill = %d, want 6", got)
 	}
 	stop()
@@ -258,14 +260,14 @@ func TestSpamFilterDropsBeyondBurst(t *testing.T) {
 	for _, ev := range e.events("default") {
 		msgs[ev.Message] = true
 	}
-	if len(msgs) != DefaultSpamBurst+3 || !msgs["tick 24"] || msgs["tick 25"] || !msgs["refilled"] || msgs["over again"] || !msgs["db"] || !msgs["warning"] {
+	if len(msgs) != events.DefaultSpamBurst+3 || !msgs["tick 24"] || msgs["tick 25"] || !msgs["refilled"] || msgs["over again"] || !msgs["db"] || !msgs["warning"] {
 		t.Errorf("%d Events written: %v", len(msgs), msgs)
 	}
 }
 
 func TestFullBufferDropsAndCounts(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	e := newEnv(t, func(o *Options) { o.BufferSize = 3; o.Registerer = reg })
+	e := newEnv(t, func(o *events.Options) { o.BufferSize = 3; o.Registerer = reg })
 	e.quiet = false
 	cm := e.configMap("web")
 
@@ -273,11 +275,11 @@ func TestFullBufferDropsAndCounts(t *testing.T) {
 	for i := range 5 {
 		e.rec.Eventf(cm, corev1.EventTypeNormal, "Tick", "tick %d", i)
 	}
-	if got := e.b.Dropped(DropBufferFull); got != 2 {
+	if got := e.b.Dropped(events.DropBufferFull); got != 2 {
 		t.Errorf("Dropped(buffer_full) = %d, want 2", got)
 	}
-	if got := testutil.ToFloat64(e.b.drops.vec.WithLabelValues("buffer_full")); got != 2 {
-		t.Errorf("%s{reason=buffer_full} = %v, want 2", MetricDropped, got)
+	if got := testutil.ToFloat64(e.b.DropsVec().WithLabelValues("buffer_full")); got != 2 {
+		t.Errorf("%s{reason=buffer_full} = %v, want 2", events.MetricDropped, got)
 	}
 	if warns := e.logs.atLeast(slog.LevelWarn); len(warns) != 1 {
 		t.Errorf("an overload logs one warning, got %q", warns)
@@ -305,18 +307,18 @@ func TestStartReturnsWhenContextEnds(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Start = %v, want nil", err)
 	}
-	if err := e.b.Start(context.Background()); !errors.Is(err, ErrStarted) {
+	if err := e.b.Start(context.Background()); !errors.Is(err, events.ErrStarted) {
 		t.Errorf("second Start = %v, want ErrStarted", err)
 	}
 	// Recorded after the end: dropped, not left to wait for nobody.
 	e.rec.Event(e.configMap("late"), corev1.EventTypeNormal, "Late", "too late")
-	if got := e.b.Dropped(DropShutdown); got != 1 {
+	if got := e.b.Dropped(events.DropShutdown); got != 1 {
 		t.Errorf("Dropped(shutdown) = %d, want 1", got)
 	}
 }
 
 func TestNilRecorderRecordsNothing(t *testing.T) {
-	var r *Recorder
+	var r *events.Recorder
 	cm := &corev1.ConfigMap{}
 	r.Event(cm, corev1.EventTypeNormal, "A", "b")
 	r.Eventf(cm, corev1.EventTypeNormal, "A", "b %d", 1)
@@ -324,33 +326,33 @@ func TestNilRecorderRecordsNothing(t *testing.T) {
 }
 
 func TestOptionsValidated(t *testing.T) {
-	_, err := NewBroadcaster(Options{})
-	if ce, ok := errors.AsType[*ConfigError](err); !ok || ce.Field != "Client" {
+	_, err := events.NewBroadcaster(events.Options{})
+	if ce, ok := errors.AsType[*events.ConfigError](err); !ok || ce.Field != "Client" {
 		t.Errorf("no client: %v", err)
 	}
-	_, err = NewBroadcaster(Options{Client: &fakeClient{}, BufferSize: -1})
-	if ce, ok := errors.AsType[*ConfigError](err); !ok || ce.Field != "BufferSize" {
+	_, err = events.NewBroadcaster(events.Options{Client: &fakeClient{}, BufferSize: -1})
+	if ce, ok := errors.AsType[*events.ConfigError](err); !ok || ce.Field != "BufferSize" {
 		t.Errorf("negative buffer: %v", err)
 	}
 }
 
 func TestBroadcastersShareRegisterer(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	a, err := NewBroadcaster(Options{Client: &fakeClient{}, Registerer: reg, Logger: slog.New(&logCapture{})})
+	a, err := events.NewBroadcaster(events.Options{Client: &fakeClient{}, Registerer: reg, Logger: slog.New(&logCapture{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBroadcaster(Options{Client: &fakeClient{}, Registerer: reg, Logger: slog.New(&logCapture{})})
+	b, err := events.NewBroadcaster(events.Options{Client: &fakeClient{}, Registerer: reg, Logger: slog.New(&logCapture{})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Recorder("a").Event(&corev1.ConfigMap{}, "Bad", "A", "b")
 	b.Recorder("b").Event(&corev1.ConfigMap{}, "Bad", "A", "b")
-	n, err := testutil.GatherAndCount(reg, MetricDropped)
-	if err != nil || n != len(dropReasons) {
-		t.Errorf("series = %d, %v; want %d", n, err, len(dropReasons))
+	n, err := testutil.GatherAndCount(reg, events.MetricDropped)
+	if err != nil || n != len(events.DropReasons) {
+		t.Errorf("series = %d, %v; want %d", n, err, len(events.DropReasons))
 	}
-	if got := testutil.ToFloat64(a.drops.vec.WithLabelValues(string(DropInvalid))); got != 2 {
+	if got := testutil.ToFloat64(a.DropsVec().WithLabelValues(string(events.DropInvalid))); got != 2 {
 		t.Errorf("shared invalid count = %v, want 2", got)
 	}
 }

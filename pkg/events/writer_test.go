@@ -1,4 +1,4 @@
-package events
+package events_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/events"
 )
 
 // The writer's error handling, against a client whose answers the test
@@ -71,14 +72,14 @@ var errConnRefused = &url.Error{Op: "Post", URL: "https://127.0.0.1:1", Err: &ne
 
 // bubble runs fn with a started Broadcaster on fc, inside synctest; it
 // ends Start and waits for it before returning.
-func bubble(t *testing.T, fc *fakeClient, adjust func(*Options), fn func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, cancel func())) {
+func bubble(t *testing.T, fc *fakeClient, adjust func(*events.Options), fn func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, cancel func())) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &logCapture{}
-		opts := Options{Client: fc, Logger: slog.New(logs)}
+		opts := events.Options{Client: fc, Logger: slog.New(logs)}
 		if adjust != nil {
 			adjust(&opts)
 		}
-		b, err := NewBroadcaster(opts)
+		b, err := events.NewBroadcaster(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestRetriableErrorsAreRetried(t *testing.T) {
 				}
 				return nil
 			}}
-			bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, _ func()) {
+			bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, _ func()) {
 				rec.Event(obj, corev1.EventTypeNormal, "A", "m")
 				time.Sleep(time.Hour) // every retry, in virtual time
 				calls := fc.log()
@@ -118,7 +119,7 @@ func TestRetriableErrorsAreRetried(t *testing.T) {
 				}
 				// Waits of RetryBackoff and twice that, each jittered
 				// down by at most half.
-				if gap := calls[2].at.Sub(calls[0].at); gap < DefaultRetryBackoff/2+DefaultRetryBackoff {
+				if gap := calls[2].at.Sub(calls[0].at); gap < events.DefaultRetryBackoff/2+events.DefaultRetryBackoff {
 					t.Errorf("retried after %v, sooner than the backoff allows", gap)
 				}
 				if msgs := logs.atLeast(slog.LevelWarn); len(msgs) > 0 {
@@ -131,14 +132,14 @@ func TestRetriableErrorsAreRetried(t *testing.T) {
 
 func TestRetriesExhausted(t *testing.T) {
 	fc := &fakeClient{answer: func(context.Context, int, string) error { return errConnRefused }}
-	bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, _ func()) {
+	bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, _ func()) {
 		rec.Event(obj, corev1.EventTypeNormal, "A", "m")
 		time.Sleep(time.Hour) // every retry, in virtual time
-		if n := len(fc.log()); n != DefaultMaxAttempts {
-			t.Errorf("%d attempts, want %d", n, DefaultMaxAttempts)
+		if n := len(fc.log()); n != events.DefaultMaxAttempts {
+			t.Errorf("%d attempts, want %d", n, events.DefaultMaxAttempts)
 		}
-		if b.Dropped(DropFailed) != 1 || !logs.has(slog.LevelError, "event not written: retries exhausted") {
-			t.Errorf("failed = %d, logs %q", b.Dropped(DropFailed), logs.atLeast(slog.LevelWarn))
+		if b.Dropped(events.DropFailed) != 1 || !logs.has(slog.LevelError, "event not written: retries exhausted") {
+			t.Errorf("failed = %d, logs %q", b.Dropped(events.DropFailed), logs.atLeast(slog.LevelWarn))
 		}
 	})
 }
@@ -159,14 +160,14 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			fc := &fakeClient{answer: func(context.Context, int, string) error { return tc.err }}
-			bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, _ func()) {
+			bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, _ func()) {
 				rec.Event(obj, corev1.EventTypeNormal, "A", "m")
 				time.Sleep(time.Hour) // every retry, in virtual time
 				if n := len(fc.log()); n != 1 {
 					t.Errorf("%d attempts, want 1", n)
 				}
-				if b.Dropped(DropRejected) != 1 {
-					t.Errorf("rejected = %d, want 1", b.Dropped(DropRejected))
+				if b.Dropped(events.DropRejected) != 1 {
+					t.Errorf("rejected = %d, want 1", b.Dropped(events.DropRejected))
 				}
 				if got := logs.atLeast(slog.LevelWarn); (tc.level >= slog.LevelWarn) != (len(got) == 1) {
 					t.Errorf("warnings %q; want a warning: %v", got, tc.level >= slog.LevelWarn)
@@ -186,7 +187,7 @@ func TestCreateRetriedAfterLostAnswerIsNotDuplicated(t *testing.T) {
 		}
 		return nil
 	}}
-	bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, _ func()) {
+	bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, _ func()) {
 		rec.Event(obj, corev1.EventTypeNormal, "A", "m")
 		rec.Event(obj, corev1.EventTypeNormal, "A", "m")
 		time.Sleep(time.Hour) // every retry, in virtual time
@@ -194,8 +195,8 @@ func TestCreateRetriedAfterLostAnswerIsNotDuplicated(t *testing.T) {
 		if len(calls) != 3 || calls[2].verb != "patch" || calls[2].name != calls[0].name {
 			t.Errorf("calls %+v; want create, create, then a patch of that Event", calls)
 		}
-		if b.Dropped(DropRejected) != 0 || len(logs.atLeast(slog.LevelWarn)) != 0 {
-			t.Errorf("rejected %d, logs %q", b.Dropped(DropRejected), logs.atLeast(slog.LevelWarn))
+		if b.Dropped(events.DropRejected) != 0 || len(logs.atLeast(slog.LevelWarn)) != 0 {
+			t.Errorf("rejected %d, logs %q", b.Dropped(events.DropRejected), logs.atLeast(slog.LevelWarn))
 		}
 	})
 }
@@ -207,7 +208,7 @@ func TestShutdownDuringBackoffWritesOnceMore(t *testing.T) {
 		}
 		return nil
 	}}
-	bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, cancel func()) {
+	bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, cancel func()) {
 		rec.Event(obj, corev1.EventTypeNormal, "A", "first")
 		rec.Event(obj, corev1.EventTypeNormal, "A", "second")
 		synctest.Wait() // the writer waits out its backoff
@@ -232,7 +233,7 @@ func TestFlushTimeoutBoundsShutdown(t *testing.T) {
 		<-ctx.Done() // the server hangs
 		return ctx.Err()
 	}}
-	bubble(t, fc, nil, func(t *testing.T, b *Broadcaster, rec *Recorder, logs *logCapture, cancel func()) {
+	bubble(t, fc, nil, func(t *testing.T, b *events.Broadcaster, rec *events.Recorder, logs *logCapture, cancel func()) {
 		block = make(chan struct{}) // made in the bubble, so waiting on it is durable
 		rec.Event(obj, corev1.EventTypeNormal, "A", "held")
 		synctest.Wait()
@@ -244,8 +245,8 @@ func TestFlushTimeoutBoundsShutdown(t *testing.T) {
 		time.Sleep(time.Minute) // past the flush timeout, in virtual time
 		// One write hangs until the flush deadline; the two behind it
 		// are dropped without being tried.
-		if b.Dropped(DropFailed) != 1 || b.Dropped(DropShutdown) != 2 {
-			t.Errorf("failed %d, shutdown %d; want 1, 2", b.Dropped(DropFailed), b.Dropped(DropShutdown))
+		if b.Dropped(events.DropFailed) != 1 || b.Dropped(events.DropShutdown) != 2 {
+			t.Errorf("failed %d, shutdown %d; want 1, 2", b.Dropped(events.DropFailed), b.Dropped(events.DropShutdown))
 		}
 		if !logs.has(slog.LevelWarn, "events dropped: shutdown flush timed out") {
 			t.Errorf("logs %q", logs.atLeast(slog.LevelWarn))

@@ -1,4 +1,4 @@
-package leaderelection
+package leaderelection_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package leaderelection
+package leaderelection_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
 // pods serves Pods from memory and everything else from the real server:
@@ -69,8 +70,8 @@ func (p *pods) remove(name string) {
 
 var running = corev1.PodStatus{Phase: corev1.PodRunning}
 
-func forLifeConfig(c LockClient, ns, pod string, l *logs) ForLifeConfig {
-	return ForLifeConfig{
+func forLifeConfig(c leaderelection.LockClient, ns, pod string, l *logs) leaderelection.ForLifeConfig {
+	return leaderelection.ForLifeConfig{
 		Client: c, Namespace: ns, Name: "lock", PodName: pod, PodUID: types.UID("uid-" + pod),
 		InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
 		Logger: l.logger().With("candidate", pod),
@@ -87,7 +88,7 @@ func lockOwner(t testing.TB, c *client.Client, ns string) (types.UID, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ownerUID(cm), true
+	return leaderelection.OwnerUID(cm), true
 }
 
 // Three Pods compete; each leads only once every earlier leader's Pod is
@@ -110,7 +111,7 @@ func TestForLifeOneLeaderAtATime(t *testing.T) {
 	names := []string{"pod-a", "pod-b", "pod-c"}
 	for _, name := range names {
 		ps.put(name, types.UID("uid-"+name), running)
-		f, err := NewForLife(forLifeConfig(ps, ns, name, l))
+		f, err := leaderelection.NewForLife(forLifeConfig(ps, ns, name, l))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func TestForLifeStaleOwner(t *testing.T) {
 			}}); err != nil {
 				t.Fatal(err)
 			}
-			f, err := NewForLife(forLifeConfig(ps, ns, "new", l))
+			f, err := leaderelection.NewForLife(forLifeConfig(ps, ns, "new", l))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func TestForLifeLockCollected(t *testing.T) {
 	ps, l := newPods(c), &logs{}
 	checkNoErrors(t, l)
 	ps.serve = false // staleness cannot be judged: only deletion frees the lock
-	first, err := NewForLife(forLifeConfig(ps, ns, "first", l))
+	first, err := leaderelection.NewForLife(forLifeConfig(ps, ns, "first", l))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestForLifeLockCollected(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	cfg := forLifeConfig(ps, ns, "second", l)
 	cfg.Registerer = reg
-	second, err := NewForLife(cfg)
+	second, err := leaderelection.NewForLife(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +276,9 @@ func TestForLifeRestartInTheSamePod(t *testing.T) {
 	checkNoErrors(t, l)
 	ps.put("me", "uid-me", running)
 	for i := range 2 {
-		t.Setenv(EnvPodName, "me")
-		t.Setenv(EnvPodNamespace, ns)
-		f, err := NewForLife(ForLifeConfig{Client: ps, Name: "lock", Logger: l.logger()})
+		t.Setenv(leaderelection.EnvPodName, "me")
+		t.Setenv(leaderelection.EnvPodNamespace, ns)
+		f, err := leaderelection.NewForLife(leaderelection.ForLifeConfig{Client: ps, Name: "lock", Logger: l.logger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,24 +295,24 @@ func TestForLifeRestartInTheSamePod(t *testing.T) {
 }
 
 func TestForLifeConfig(t *testing.T) {
-	t.Setenv(EnvPodName, "")
-	t.Setenv(EnvPodNamespace, "")
+	t.Setenv(leaderelection.EnvPodName, "")
+	t.Setenv(leaderelection.EnvPodNamespace, "")
 	c := &pods{}
 	for _, tc := range []struct {
 		name  string
-		cfg   ForLifeConfig
+		cfg   leaderelection.ForLifeConfig
 		field string
 	}{
-		{"no client", ForLifeConfig{Name: "l", Namespace: "ns", PodName: "p"}, "Client"},
-		{"no name", ForLifeConfig{Client: c, Namespace: "ns", PodName: "p"}, "Name"},
-		{"no namespace", ForLifeConfig{Client: c, Name: "l", PodName: "p"}, "Namespace"},
-		{"no pod", ForLifeConfig{Client: c, Name: "l", Namespace: "ns"}, "PodName"},
-		{"backoff upside down", ForLifeConfig{Client: c, Name: "l", Namespace: "ns", PodName: "p", InitialBackoff: time.Minute, MaxBackoff: time.Second}, "InitialBackoff and MaxBackoff"},
-		{"complete", ForLifeConfig{Client: c, Name: "l", Namespace: "ns", PodName: "p"}, ""},
+		{"no client", leaderelection.ForLifeConfig{Name: "l", Namespace: "ns", PodName: "p"}, "Client"},
+		{"no name", leaderelection.ForLifeConfig{Client: c, Namespace: "ns", PodName: "p"}, "Name"},
+		{"no namespace", leaderelection.ForLifeConfig{Client: c, Name: "l", PodName: "p"}, "Namespace"},
+		{"no pod", leaderelection.ForLifeConfig{Client: c, Name: "l", Namespace: "ns"}, "PodName"},
+		{"backoff upside down", leaderelection.ForLifeConfig{Client: c, Name: "l", Namespace: "ns", PodName: "p", InitialBackoff: time.Minute, MaxBackoff: time.Second}, "InitialBackoff and MaxBackoff"},
+		{"complete", leaderelection.ForLifeConfig{Client: c, Name: "l", Namespace: "ns", PodName: "p"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewForLife(tc.cfg)
-			var ce *ConfigError
+			_, err := leaderelection.NewForLife(tc.cfg)
+			var ce *leaderelection.ConfigError
 			switch {
 			case tc.field == "" && err != nil:
 				t.Errorf("got %v, want success", err)

@@ -1,4 +1,4 @@
-package leaderelection
+package leaderelection_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
 // waitTimeout bounds every wait for something that should happen; tests
@@ -144,14 +145,14 @@ func receive[T any](t testing.TB, ch <-chan T, what string) T {
 // candidate is an elector running against the real server.
 type candidate struct {
 	id     string
-	e      *Elector
+	e      *leaderelection.Elector
 	cancel context.CancelFunc
 	done   <-chan error
 }
 
-func startCandidate(t testing.TB, cfg Config) *candidate {
+func startCandidate(t testing.TB, cfg leaderelection.Config) *candidate {
 	t.Helper()
-	e, err := New(cfg)
+	e, err := leaderelection.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package leaderelection
+package leaderelection_test
 
 import (
 	"context"
@@ -16,14 +16,15 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
 // These tests run candidates against a real in-process API server, with
 // short durations. They check who leads and in what order, never how
 // fast.
 
-func serverConfig(c LeaseClient, ns, id string, p *probe, l *logs) Config {
-	return Config{
+func serverConfig(c leaderelection.LeaseClient, ns, id string, p *probe, l *logs) leaderelection.Config {
+	return leaderelection.Config{
 		Client: c, Namespace: ns, Name: "lock", Identity: id,
 		LeaseDuration: 1500 * time.Millisecond, RenewDeadline: 800 * time.Millisecond, RetryPeriod: 150 * time.Millisecond,
 		Callbacks: p.callbacks(id, nil),
@@ -49,17 +50,17 @@ type fencedWriter struct {
 	key types.NamespacedName
 
 	mu     sync.Mutex
-	writes []Token
+	writes []leaderelection.Token
 }
 
 func (w *fencedWriter) work(ctx context.Context) {
-	tok, _ := TokenFrom(ctx)
+	tok, _ := leaderelection.TokenFrom(ctx)
 	for ctx.Err() == nil {
 		cm := &corev1.ConfigMap{}
 		if err := w.c.Get(ctx, w.key, cm); err != nil {
 			return
 		}
-		if err := Fence(cm, tok); errors.Is(err, ErrFenced) {
+		if err := leaderelection.Fence(cm, tok); errors.Is(err, leaderelection.ErrFenced) {
 			return
 		}
 		err := w.c.Update(ctx, cm)
@@ -233,10 +234,12 @@ func TestClockSkewDoesNotMatter(t *testing.T) {
 
 type skewedClock time.Duration
 
-func (s skewedClock) Now() time.Time                 { return time.Now().Add(time.Duration(s)) }
-func (s skewedClock) NewTimer(d time.Duration) Timer { return RealClock{}.NewTimer(d) }
-func (s skewedClock) AfterFunc(d time.Duration, f func()) Timer {
-	return RealClock{}.AfterFunc(d, f)
+func (s skewedClock) Now() time.Time { return time.Now().Add(time.Duration(s)) }
+func (s skewedClock) NewTimer(d time.Duration) leaderelection.Timer {
+	return leaderelection.RealClock{}.NewTimer(d)
+}
+func (s skewedClock) AfterFunc(d time.Duration, f func()) leaderelection.Timer {
+	return leaderelection.RealClock{}.AfterFunc(d, f)
 }
 
 // Fence against a real server: a deposed leader either reads the newer
@@ -261,25 +264,25 @@ func TestFenceOnTheServer(t *testing.T) {
 	// writes, and writes after.
 	stale := read()
 	fresh := read()
-	if err := Fence(fresh, 3); err != nil {
+	if err := leaderelection.Fence(fresh, 3); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Update(t.Context(), fresh); err != nil {
 		t.Fatal(err)
 	}
-	if err := Fence(stale, 2); err != nil {
+	if err := leaderelection.Fence(stale, 2); err != nil {
 		t.Fatalf("Fence on the copy read before the new leader wrote: %v", err)
 	}
 	if err := c.Update(t.Context(), stale); !client.IsConflict(err) {
 		t.Fatalf("the deposed leader's write: got %v, want 409 Conflict", err)
 	}
 	// It reads again and is refused.
-	err := Fence(read(), 2)
-	var fe *FencedError
-	if !errors.Is(err, ErrFenced) || !errors.As(err, &fe) || fe.Token != 2 || fe.Newer != 3 {
+	err := leaderelection.Fence(read(), 2)
+	var fe *leaderelection.FencedError
+	if !errors.Is(err, leaderelection.ErrFenced) || !errors.As(err, &fe) || fe.Token != 2 || fe.Newer != 3 {
 		t.Errorf("Fence with token 2 after token 3 wrote: got %v, want a FencedError{2, 3}", err)
 	}
-	if got := read().Annotations[TokenAnnotation]; got != "3" {
+	if got := read().Annotations[leaderelection.TokenAnnotation]; got != "3" {
 		t.Errorf("annotation: got %q, want 3", got)
 	}
 }
@@ -288,23 +291,23 @@ func TestFence(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		ann     map[string]string
-		tok     Token
+		tok     leaderelection.Token
 		wantErr error
 		want    string
 	}{
 		{"first writer", nil, 4, nil, "4"},
-		{"same leader again", map[string]string{TokenAnnotation: "4"}, 4, nil, "4"},
-		{"newer leader", map[string]string{TokenAnnotation: "4"}, 5, nil, "5"},
-		{"deposed leader", map[string]string{TokenAnnotation: "5"}, 4, ErrFenced, "5"},
+		{"same leader again", map[string]string{leaderelection.TokenAnnotation: "4"}, 4, nil, "4"},
+		{"newer leader", map[string]string{leaderelection.TokenAnnotation: "4"}, 5, nil, "5"},
+		{"deposed leader", map[string]string{leaderelection.TokenAnnotation: "5"}, 4, leaderelection.ErrFenced, "5"},
 		{"other annotations kept", map[string]string{"x": "y"}, 0, nil, "0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: tc.ann}}
-			err := Fence(cm, tc.tok)
+			err := leaderelection.Fence(cm, tc.tok)
 			if !errors.Is(err, tc.wantErr) {
 				t.Errorf("Fence: got %v, want %v", err, tc.wantErr)
 			}
-			if got := cm.Annotations[TokenAnnotation]; got != tc.want {
+			if got := cm.Annotations[leaderelection.TokenAnnotation]; got != tc.want {
 				t.Errorf("annotation: got %q, want %q", got, tc.want)
 			}
 			if tc.ann["x"] != "" && cm.Annotations["x"] != tc.ann["x"] {
@@ -312,8 +315,8 @@ func TestFence(t *testing.T) {
 			}
 		})
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{TokenAnnotation: "x"}}}
-	if err := Fence(cm, 1); err == nil || errors.Is(err, ErrFenced) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{leaderelection.TokenAnnotation: "x"}}}
+	if err := leaderelection.Fence(cm, 1); err == nil || errors.Is(err, leaderelection.ErrFenced) {
 		t.Errorf("Fence over a garbled annotation: got %v, want a parse error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package manager
+package manager_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -21,10 +22,10 @@ func TestLeaderElectionHandsOver(t *testing.T) {
 	newCM(t, cfg, "default", "a", nil)
 	var leaders, maxLeaders atomic.Int32
 	var reconciles [2]atomic.Int32
-	managers := make([]*Manager, 2)
+	managers := make([]*manager.Manager, 2)
 	stops := make([]func(), 2)
 	for i := range managers {
-		m, err := New(cfg, Options{
+		m, err := manager.New(cfg, manager.Options{
 			LeaderElection: true, LeaderElectionID: "test-lock", LeaderElectionNamespace: "default",
 			Identity:      []string{"first", "second"}[i],
 			LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,

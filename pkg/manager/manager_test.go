@@ -1,4 +1,4 @@
-package manager
+package manager_test
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -30,7 +31,7 @@ import (
 type logBuffer = logtest.Buffer
 
 // start runs m until the test ends and checks it stopped cleanly.
-func start(t *testing.T, m *Manager) (stop func()) {
+func start(t *testing.T, m *manager.Manager) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -94,7 +95,7 @@ func TestManagerEndToEnd(t *testing.T) {
 	cfg := apiservertest.Start(t).Config
 	newCM(t, cfg, "default", "a", map[string]string{"app": "x"})
 	var logs logBuffer
-	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Logger: logs.Logger(slog.LevelInfo)})
+	m, err := manager.New(cfg, manager.Options{HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Logger: logs.Logger(slog.LevelInfo)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestCachedClient(t *testing.T) {
 	newCM(t, cfg, "a", "one", map[string]string{"app": "x"})
 	newCM(t, cfg, "a", "two", map[string]string{"app": "y"})
 	newCM(t, cfg, "b", "three", nil)
-	m, err := New(cfg, Options{Namespaces: []string{"a"}})
+	m, err := manager.New(cfg, manager.Options{Namespaces: []string{"a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestCachedClient(t *testing.T) {
 func TestReadinessSaysWhy(t *testing.T) {
 	cfg := apiservertest.Start(t).Config
 	var logs logBuffer
-	m, err := New(cfg, Options{HealthAddr: "127.0.0.1:0", CacheSyncTimeout: 200 * time.Millisecond, Logger: logs.Logger(slog.LevelInfo)})
+	m, err := manager.New(cfg, manager.Options{HealthAddr: "127.0.0.1:0", CacheSyncTimeout: 200 * time.Millisecond, Logger: logs.Logger(slog.LevelInfo)})
 	if err != nil {
 		t.Fatal(err)
 	}

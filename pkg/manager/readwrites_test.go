@@ -1,4 +1,4 @@
-package manager
+package manager_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -26,7 +27,7 @@ import (
 func TestReadYourWritesThroughTheCachedClient(t *testing.T) {
 	cfg := apiservertest.Start(t).Config
 	newCM(t, cfg, "default", "src", nil)
-	m, err := New(cfg, Options{})
+	m, err := manager.New(cfg, manager.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
 )
 
 // startServer starts a test server with its built-in controllers, as
@@ -12,5 +11,5 @@ import (
 // collection, namespace deletion).
 func startServer(t testing.TB) *apiservertest.Server {
 	t.Helper()
-	return apiservertest.StartWith(t, apiservertest.Options{Controllers: controllers.ForTest})
+	return apiservertest.StartWith(t, apiservertest.Options{BuiltinControllers: true})
 }

@@ -1,15 +1,15 @@
 // Package apiservertest starts a real API server in-process for tests:
 // HTTPS on a loopback port, the memory store, and a *rest.Config with the
 // admin token, ready for client-go, controller-runtime or Setpoint's own
-// client.
+// client. It is pkg/server with a test's defaults: fresh credentials, no
+// built-in controllers unless asked, logs discarded.
 package apiservertest
 
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -17,8 +17,9 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
+	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
-	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
 // Server is a running test server.
@@ -41,19 +42,20 @@ type Server struct {
 
 // Options adjust a test server.
 type Options struct {
-	// Storage replaces the memory store.
+	// Storage replaces the memory store; the test keeps owning it.
 	Storage storage.Interface
 	// Configure adjusts the server's configuration before it starts.
 	Configure func(*apiserver.Config)
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
-	// Controllers runs the built-in controllers (namespace lifecycle,
-	// garbage collection, CRD cleanup, event TTL) against the server
-	// until its context ends: pass controllers.Run from
-	// pkg/controllers. It is a parameter, not a default, because the
-	// controllers are built on the runtime packages, whose own tests use
-	// this package: importing them here would be an import cycle.
-	Controllers func(ctx context.Context, cfg *rest.Config) error
+	// BuiltinControllers runs the built-in controllers (namespace
+	// lifecycle, garbage collection, CRD cleanup, event TTL) against the
+	// server until it stops, as `setpoint server` does.
+	BuiltinControllers bool
+	// ControllerOptions tune them when BuiltinControllers is set; the
+	// zero value runs all of them without leader election, logging to
+	// Logger.
+	ControllerOptions controllers.Options
 }
 
 // Start starts a server with default options; it stops when the test
@@ -77,42 +79,49 @@ func StartWith(t testing.TB, opts Options) *Server {
 // Run starts a server and returns it with the function that stops it.
 // It returns once the server is ready to answer.
 func Run(ctx context.Context, opts Options) (*Server, func(), error) {
-	store := opts.Storage
-	if store == nil {
-		store = memory.New()
-	}
 	creds, err := credentials.Generate(nil, time.Now())
 	if err != nil {
 		return nil, nil, err
 	}
 	logger := opts.Logger
 	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		logger = slog.New(slog.DiscardHandler)
 	}
-	cfg := apiserver.Config{
-		Storage:       store,
+	acfg := apiserver.Config{
 		Authenticator: creds.Authenticator(),
-		Logger:        logger,
 		// Tests stop servers constantly; idle HTTP/2 clients would each
 		// hold a stop for a second.
 		ShutdownTimeout: 50 * time.Millisecond,
 	}
 	if opts.Configure != nil {
-		opts.Configure(&cfg)
+		opts.Configure(&acfg)
 	}
-	api, err := apiserver.New(cfg)
-	if err != nil {
-		return nil, nil, err
+	if acfg.Authenticator == nil {
+		// A test asking for a server open to all: pkg/server reads nil
+		// as "the credentials' tokens", so say it explicitly.
+		acfg.Authenticator = admitAll{}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	copts := opts.ControllerOptions
+	if !opts.BuiltinControllers {
+		copts.Disabled = controllers.Names()
+	}
+	srv, err := server.New(server.Config{
+		Store:       opts.Storage,
+		Storage:     server.StorageMemory,
+		Listen:      "127.0.0.1:0",
+		Credentials: creds,
+		API:         acfg,
+		Controllers: copts,
+		Logger:      logger,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- api.Run(ctx, ln, creds.TLSConfig()) }()
+	go func() { done <- srv.Run(ctx) }()
 	select {
-	case <-api.Ready():
+	case <-srv.Ready():
 	case err := <-done:
 		cancel()
 		if err == nil {
@@ -120,33 +129,22 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 		}
 		return nil, nil, err
 	}
-	url := "https://" + ln.Addr().String()
 	s := &Server{
-		URL: url, API: api, Storage: store, Credentials: creds,
-		Config: &rest.Config{
-			Host:            url,
-			BearerToken:     creds.AdminToken,
-			TLSClientConfig: rest.TLSClientConfig{CAData: creds.CAPEM},
-			QPS:             -1, // tests measure the server, not a client-side limiter
-		},
+		URL: srv.URL(), API: srv.API(), Storage: srv.Storage(), Credentials: creds,
+		Config: srv.AdminConfig(),
 	}
+	s.Config.QPS = -1 // tests measure the server, not a client-side limiter
 	s.Loopback = rest.CopyConfig(s.Config)
 	s.Loopback.BearerToken = creds.LoopbackToken
-	ctrlDone := make(chan error, 1)
-	if opts.Controllers != nil {
-		go func() { ctrlDone <- opts.Controllers(ctx, s.Loopback) }()
-	} else {
-		ctrlDone <- nil
-	}
 	stop := func() {
 		cancel()
-		if err := <-ctrlDone; err != nil {
-			logger.Error("built-in controllers failed", "err", err)
-		}
 		<-done
-		if opts.Storage == nil {
-			_ = store.Close()
-		}
 	}
 	return s, stop, nil
 }
+
+// admitAll lets every request in without naming a user, as the API
+// treats a nil Authenticator.
+type admitAll struct{}
+
+func (admitAll) Authenticate(*http.Request) bool { return true }

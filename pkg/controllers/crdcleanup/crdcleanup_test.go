@@ -1,4 +1,4 @@
-package crdcleanup
+package crdcleanup_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/crdcleanup"
 )
 
 // TestDeleteCRD deletes a namespaced CRD with objects in three
@@ -69,7 +70,7 @@ func TestDeleteCRD(t *testing.T) {
 		if err := c.Get(ctx, types.NamespacedName{Name: crd.Name}, got); err != nil {
 			return err
 		}
-		return wantCondition(terminatingCondition(got), apiextensionsv1.ConditionTrue, ReasonInstanceDeletionInProgress, msgInProgress)
+		return wantCondition(terminatingCondition(got), apiextensionsv1.ConditionTrue, crdcleanup.ReasonInstanceDeletionInProgress, crdcleanup.MsgInProgress)
 	})
 	if !slices.Contains(got.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
 		t.Errorf("finalizers %v while objects remain", got.Finalizers)
@@ -133,7 +134,7 @@ func TestDeleteClusterScopedCRD(t *testing.T) {
 	if want := []string{"test.setpoint.dev/keep"}; !slices.Equal(got.Finalizers, want) {
 		t.Errorf("finalizers %v, want %v", got.Finalizers, want)
 	}
-	if err := wantCondition(terminatingCondition(got), apiextensionsv1.ConditionFalse, ReasonInstanceDeletionCompleted, msgCompleted); err != nil {
+	if err := wantCondition(terminatingCondition(got), apiextensionsv1.ConditionFalse, crdcleanup.ReasonInstanceDeletionCompleted, crdcleanup.MsgCompleted); err != nil {
 		t.Error(err)
 	}
 	items, err := listAllMeta(c, gvk)
@@ -151,7 +152,7 @@ func TestKindOf(t *testing.T) {
 		{Name: "v1", Served: true, Storage: true},
 		{Name: "v2", Served: true},
 	}
-	if got := kindOf(crd); got.Version != "v1" || got.Kind != "Widget" || got.Group != "test.setpoint.dev" {
+	if got := crdcleanup.KindOf(crd); got.Version != "v1" || got.Kind != "Widget" || got.Group != "test.setpoint.dev" {
 		t.Errorf("kindOf = %v, want the storage version", got)
 	}
 }

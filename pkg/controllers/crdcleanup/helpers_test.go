@@ -1,4 +1,4 @@
-package crdcleanup
+package crdcleanup_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -41,7 +42,7 @@ func runManager(t testing.TB, cfg *rest.Config) {
 	logs := &logBuffer{}
 	m, err := manager.New(cfg, manager.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	must(t, err)
-	must(t, Setup(m, Options{}))
+	must(t, crdcleanup.Setup(m, crdcleanup.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Start(ctx) }()

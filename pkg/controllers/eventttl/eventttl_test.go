@@ -1,4 +1,4 @@
-package eventttl
+package eventttl_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -48,7 +49,7 @@ func TestEventTTL(t *testing.T) {
 	for _, ev := range []client.Object{once, refreshed, series, newOnce, newSeries} {
 		must(t, c.Create(ctx, ev))
 	}
-	m := runManager(t, srv.Config, Options{TTL: ttl, Clock: fake})
+	m := runManager(t, srv.Config, eventttl.Options{TTL: ttl, Clock: fake})
 
 	// Time moves only while the controller is idle (it has done the
 	// reconciles the test expects of it), so every requeue is computed
@@ -56,7 +57,7 @@ func TestEventTTL(t *testing.T) {
 	settle := func(n int) {
 		t.Helper()
 		eventually(t, "the reconciles to finish", func() error {
-			return reconciled(m, map[string]int{ControllerName: n})
+			return reconciled(m, map[string]int{eventttl.ControllerName: n})
 		})
 	}
 	settle(5)
@@ -122,11 +123,11 @@ func TestLastWrite(t *testing.T) {
 		LastTimestamp: metav1.NewTime(at(time.Minute)),
 		EventTime:     metav1.NewMicroTime(at(2 * time.Minute)),
 	}
-	if got := lastWrite(core); !got.Equal(at(2 * time.Minute)) {
+	if got := eventttl.LastWrite(core); !got.Equal(at(2 * time.Minute)) {
 		t.Errorf("core: %v, want eventTime", got)
 	}
 	core.Series = &corev1.EventSeries{LastObservedTime: metav1.NewMicroTime(at(3 * time.Minute))}
-	if got := lastWrite(core); !got.Equal(at(3 * time.Minute)) {
+	if got := eventttl.LastWrite(core); !got.Equal(at(3 * time.Minute)) {
 		t.Errorf("core with series: %v, want series.lastObservedTime", got)
 	}
 	// An events.k8s.io Event's deprecatedLastTimestamp is lastTimestamp.
@@ -134,11 +135,11 @@ func TestLastWrite(t *testing.T) {
 		ObjectMeta:    metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(5 * time.Minute))},
 		LastTimestamp: metav1.NewTime(at(4 * time.Minute)),
 	}
-	if got := lastWrite(ev); !got.Equal(at(5 * time.Minute)) {
+	if got := eventttl.LastWrite(ev); !got.Equal(at(5 * time.Minute)) {
 		t.Errorf("created after lastTimestamp: %v, want creationTimestamp", got)
 	}
 	ev.LastTimestamp = metav1.NewTime(at(6 * time.Minute))
-	if got := lastWrite(ev); !got.Equal(at(6 * time.Minute)) {
+	if got := eventttl.LastWrite(ev); !got.Equal(at(6 * time.Minute)) {
 		t.Errorf("lastTimestamp after creation: %v, want lastTimestamp", got)
 	}
 }
@@ -218,12 +219,12 @@ func (l *logBuffer) String() string {
 
 // runManager runs a manager with the controllers until the test ends,
 // then checks it stopped cleanly and logged no error.
-func runManager(t *testing.T, cfg *rest.Config, opts Options) *manager.Manager {
+func runManager(t *testing.T, cfg *rest.Config, opts eventttl.Options) *manager.Manager {
 	t.Helper()
 	logs := &logBuffer{}
 	m, err := manager.New(cfg, manager.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	must(t, err)
-	must(t, Setup(m, opts))
+	must(t, eventttl.Setup(m, opts))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Start(ctx) }()

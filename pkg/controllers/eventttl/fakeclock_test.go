@@ -1,4 +1,4 @@
-package eventttl
+package eventttl_test
 
 import (
 	"slices"

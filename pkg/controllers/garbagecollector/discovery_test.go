@@ -1,4 +1,4 @@
-package garbagecollector
+package garbagecollector_test
 
 import (
 	"slices"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/garbagecollector"
 )
 
 func TestKindsServedAfterStartAreCollected(t *testing.T) {
@@ -68,7 +69,7 @@ func TestDeletableKeepsOneVersionPerKind(t *testing.T) {
 		{GVR: gvr("x", "v1", "things"), Kind: "Thing", Verbs: all},
 		{GVR: gvr("x", "v1", "reviews"), Kind: "Review", Verbs: []string{"create"}},
 	}
-	got := deletable(res, Options{}.withDefaults(nil).Ignored)
+	got := garbagecollector.Deletable(res, garbagecollector.Options{}.WithDefaults(nil).Ignored)
 	var kinds []string
 	for _, gvk := range got {
 		kinds = append(kinds, gvk.String())

@@ -1,4 +1,4 @@
-package garbagecollector
+package garbagecollector_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/garbagecollector"
 )
 
 // promptly bounds how long a dependent may outlive its owner in these
@@ -63,13 +64,13 @@ func TestNewKindCollectedPromptly(t *testing.T) {
 // discovery that would list them: the server answering discovery a
 // moment after it sent the watch event of the CRD that added them.
 type laggingDiscovery struct {
-	resourceLister
+	garbagecollector.ResourceLister
 	mu   sync.Mutex
 	hide map[schema.GroupResource]bool // true until hidden once
 }
 
 func (l *laggingDiscovery) ServerResources(ctx context.Context) ([]client.Resource, error) {
-	res, err := l.resourceLister.ServerResources(ctx)
+	res, err := l.ResourceLister.ServerResources(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	hidden := map[schema.GroupResource]bool{}
@@ -93,9 +94,9 @@ func (l *laggingDiscovery) ServerResources(ctx context.Context) ([]client.Resour
 func TestNewKindFoundWhenDiscoveryLags(t *testing.T) {
 	cog := schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Cog"}
 	lag := &laggingDiscovery{hide: map[schema.GroupResource]bool{{Group: testGroup, Resource: "cogs"}: true}}
-	e := startEnvWith(t, func(r *runnable) {
-		lag.resourceLister = r.resources
-		r.resources = lag
+	e := startEnvWith(t, func(r *garbagecollector.Runnable) {
+		lag.ResourceLister = r.Resources()
+		r.SetResources(lag)
 	})
 	e.settle(configMap)
 	e.createCRD(crdFor(cog, "cogs", apiextensionsv1.NamespaceScoped))
@@ -109,7 +110,9 @@ func TestNewKindFoundWhenDiscoveryLags(t *testing.T) {
 // a kind the server does not serve: their first list never succeeds, as
 // happens to a kind whose CRD is deleted right after it was created, or
 // whose objects cannot be converted.
-type stuckInformers struct{ informers }
+type stuckInformers struct {
+	garbagecollector.InformerSource
+}
 
 var stuckKind = schema.GroupVersionKind{Group: testGroup, Version: "v1", Kind: "Stuck"}
 
@@ -121,11 +124,11 @@ func (s stuckInformers) swap(gvk schema.GroupVersionKind) schema.GroupVersionKin
 }
 
 func (s stuckInformers) Informers(ctx context.Context, gvk schema.GroupVersionKind, metadataOnly bool) ([]controller.Informer, error) {
-	return s.informers.Informers(ctx, s.swap(gvk), metadataOnly)
+	return s.InformerSource.Informers(ctx, s.swap(gvk), metadataOnly)
 }
 
 func (s stuckInformers) ForgetInformers(gvk schema.GroupVersionKind, metadataOnly bool) {
-	s.informers.ForgetInformers(s.swap(gvk), metadataOnly)
+	s.InformerSource.ForgetInformers(s.swap(gvk), metadataOnly)
 }
 
 // TestCollectionGoesOnWhileANewKindSyncs: a newly served kind whose
@@ -133,7 +136,7 @@ func (s stuckInformers) ForgetInformers(gvk schema.GroupVersionKind, metadataOnl
 // The collector used to stop its workers until the informer synced or
 // 30 s passed, so a dependent outlived its owner by half a minute.
 func TestCollectionGoesOnWhileANewKindSyncs(t *testing.T) {
-	e := startEnvWith(t, func(r *runnable) { r.informers = stuckInformers{r.informers} })
+	e := startEnvWith(t, func(r *garbagecollector.Runnable) { r.SetInformers(stuckInformers{r.Informers()}) })
 	e.settle(configMap)
 	before := strings.Count(e.logs.String(), "watching new kinds")
 	e.createCRD(crdFor(stuckKind, "stucks", apiextensionsv1.NamespaceScoped))
@@ -160,9 +163,9 @@ func TestCollectionGoesOnWhileANewKindSyncs(t *testing.T) {
 // laggard go.
 func TestForegroundWaitsForNewKinds(t *testing.T) {
 	const timeout = 2 * time.Second
-	e := startEnvWith(t, func(r *runnable) {
-		r.informers = stuckInformers{r.informers}
-		r.opts.SyncTimeout = timeout
+	e := startEnvWith(t, func(r *garbagecollector.Runnable) {
+		r.SetInformers(stuckInformers{r.Informers()})
+		r.Options().SyncTimeout = timeout
 	})
 	e.settle(configMap)
 	before := strings.Count(e.logs.String(), "watching new kinds")

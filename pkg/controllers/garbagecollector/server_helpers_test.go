@@ -1,4 +1,4 @@
-package garbagecollector
+package garbagecollector_test
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/garbagecollector"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -65,7 +66,7 @@ func startEnv(t *testing.T) *env {
 
 // startEnvWith is startEnv with the collector changed by adjust, when
 // not nil, before it starts.
-func startEnvWith(t *testing.T, adjust func(*runnable)) *env {
+func startEnvWith(t *testing.T, adjust func(*garbagecollector.Runnable)) *env {
 	t.Helper()
 	srv := apiservertest.Start(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -83,15 +84,12 @@ func startEnvWith(t *testing.T, adjust func(*runnable)) *env {
 		t.Fatal(err)
 	}
 	if adjust == nil {
-		if err := Setup(m, Options{Workers: 4}); err != nil {
+		if err := garbagecollector.Setup(m, garbagecollector.Options{Workers: 4}); err != nil {
 			t.Fatal(err)
 		}
 	} else {
 		// as Setup makes it
-		r := &runnable{
-			opts: Options{Workers: 4}.withDefaults(m.Logger()), informers: m,
-			resources: m.API(), api: m.API(), scopes: m.RESTMapper(),
-		}
+		r := garbagecollector.NewRunnable(m, garbagecollector.Options{Workers: 4})
 		adjust(r)
 		if err := m.Add(r); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package garbagecollector
+package garbagecollector_test
 
 import (
 	"strings"

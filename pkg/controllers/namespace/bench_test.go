@@ -1,4 +1,4 @@
-package namespace
+package namespace_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
 )
 
 // BenchmarkNamespaceDelete measures the time from deleting a namespace
@@ -23,7 +24,7 @@ func BenchmarkNamespaceDelete(b *testing.B) {
 	c := newClient(b, srv.Config)
 	ctx := context.Background()
 	must(b, c.Create(ctx, widgetCRD()))
-	runManager(b, srv.Config, withController(Options{}))
+	runManager(b, srv.Config, withController(namespace.Options{}))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()

@@ -1,4 +1,4 @@
-package namespace
+package namespace_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/internal/processtest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -94,7 +95,7 @@ func releaser(gvk schema.GroupVersionKind, released *atomic.Int64) func(*manager
 			if err := c.Get(ctx, types.NamespacedName{Name: req.Namespace}, ns); err != nil {
 				return reconcile.Result{}, err
 			}
-			if cond, _ := condition(ns, corev1.NamespaceFinalizersRemaining); cond.Status != corev1.ConditionTrue {
+			if cond, _ := namespace.Condition(ns, corev1.NamespaceFinalizersRemaining); cond.Status != corev1.ConditionTrue {
 				return reconcile.Result{RequeueAfter: 50 * time.Millisecond}, nil
 			}
 			patch := partialOf(gvk, req.Namespace, req.Name)

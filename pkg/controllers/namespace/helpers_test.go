@@ -1,4 +1,4 @@
-package namespace
+package namespace_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -41,8 +42,8 @@ func startServer(t testing.TB) *apiservertest.Server {
 type logBuffer = logtest.Buffer
 
 // withController sets the namespace controller up on a manager.
-func withController(opts Options) func(*manager.Manager) error {
-	return func(m *manager.Manager) error { return Setup(m, opts) }
+func withController(opts namespace.Options) func(*manager.Manager) error {
+	return func(m *manager.Manager) error { return namespace.Setup(m, opts) }
 }
 
 // runManager runs a manager with what setups add until the test ends,
@@ -204,16 +205,6 @@ func partialOf(gvk schema.GroupVersionKind, ns, name string) *metav1.PartialObje
 	p.SetGroupVersionKind(gvk)
 	p.Namespace, p.Name = ns, name
 	return p
-}
-
-// condition returns the namespace's condition of type ct, if any.
-func condition(ns *corev1.Namespace, ct corev1.NamespaceConditionType) (corev1.NamespaceCondition, bool) {
-	for _, c := range ns.Status.Conditions {
-		if c.Type == ct {
-			return c, true
-		}
-	}
-	return corev1.NamespaceCondition{}, false
 }
 
 // waitGone waits until namespace name no longer exists.

@@ -1,4 +1,4 @@
-package namespace
+package namespace_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
 )
 
 // TestDeleteNamespace deletes a namespace holding 100 objects,
@@ -29,7 +30,7 @@ func TestDeleteNamespace(t *testing.T) {
 	}
 	heldCMs, heldWidgets := populate(t, c, "doomed", 100, 5)
 	populate(t, c, "bystander", 4, 0)
-	runManager(t, srv.Config, withController(Options{}))
+	runManager(t, srv.Config, withController(namespace.Options{}))
 
 	must(t, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}))
 	err := c.Create(ctx, newConfigMap("doomed", "late"))
@@ -53,7 +54,7 @@ func TestDeleteNamespace(t *testing.T) {
 		t.Errorf("phase %q, want Terminating", ns.Status.Phase)
 	}
 	for _, ct := range []corev1.NamespaceConditionType{corev1.NamespaceDeletionDiscoveryFailure, corev1.NamespaceDeletionContentFailure} {
-		if cond, _ := condition(ns, ct); cond.Status != corev1.ConditionFalse {
+		if cond, _ := namespace.Condition(ns, ct); cond.Status != corev1.ConditionFalse {
 			t.Errorf("%s: %+v, want False", ct, cond)
 		}
 	}
@@ -102,7 +103,7 @@ func TestReleasesOnlyItsFinalizer(t *testing.T) {
 	ns.Spec.Finalizers = append(ns.Spec.Finalizers, "test.setpoint.dev/keep")
 	must(t, c.UpdateSubresource(ctx, ns, "finalize"))
 	must(t, c.Create(ctx, newConfigMap("kept", "one", testFinalizer)))
-	runManager(t, srv.Config, withController(Options{}))
+	runManager(t, srv.Config, withController(namespace.Options{}))
 
 	must(t, c.Delete(ctx, ns))
 	eventually(t, "the held ConfigMap to be reported", func() error {
@@ -111,7 +112,7 @@ func TestReleasesOnlyItsFinalizer(t *testing.T) {
 			corev1.NamespaceFinalizersRemaining: "Some content in the namespace has finalizers remaining: " + testFinalizer + " in 1 resource instances",
 		})
 	})
-	held, _ := condition(ns, corev1.NamespaceFinalizersRemaining)
+	held, _ := namespace.Condition(ns, corev1.NamespaceFinalizersRemaining)
 	release(t, c, "kept")
 	eventually(t, "the kubernetes finalizer to be released", func() error {
 		must(t, c.Get(ctx, types.NamespacedName{Name: "kept"}, ns))
@@ -123,14 +124,14 @@ func TestReleasesOnlyItsFinalizer(t *testing.T) {
 	if want := []corev1.FinalizerName{"test.setpoint.dev/keep"}; !slices.Equal(ns.Spec.Finalizers, want) {
 		t.Errorf("spec.finalizers %v, want %v", ns.Spec.Finalizers, want)
 	}
-	for _, ct := range conditionTypes {
-		cond, ok := condition(ns, ct)
-		if ok := ok && cond.Status == corev1.ConditionFalse && cond.Reason == okConditions[ct].reason && cond.Message == okConditions[ct].message; !ok {
-			t.Errorf("%s: %+v, want False %s", ct, cond, okConditions[ct].reason)
+	for _, ct := range namespace.ConditionTypes {
+		cond, ok := namespace.Condition(ns, ct)
+		if ok := ok && cond.Status == corev1.ConditionFalse && cond.Reason == namespace.OKConditions[ct].Reason && cond.Message == namespace.OKConditions[ct].Message; !ok {
+			t.Errorf("%s: %+v, want False %s", ct, cond, namespace.OKConditions[ct].Reason)
 		}
 	}
 	// The condition went from True to False: a transition.
-	if done, _ := condition(ns, corev1.NamespaceFinalizersRemaining); done.LastTransitionTime.Before(&held.LastTransitionTime) {
+	if done, _ := namespace.Condition(ns, corev1.NamespaceFinalizersRemaining); done.LastTransitionTime.Before(&held.LastTransitionTime) {
 		t.Errorf("lastTransitionTime went back: %v, then %v", held.LastTransitionTime, done.LastTransitionTime)
 	}
 }
@@ -145,7 +146,7 @@ func TestNamespaceDeletedBeforeStart(t *testing.T) {
 	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "early"}}))
 	populate(t, c, "early", 10, 0)
 	must(t, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "early"}}))
-	runManager(t, srv.Config, withController(Options{}))
+	runManager(t, srv.Config, withController(namespace.Options{}))
 	waitGone(t, c, "early")
 }
 
@@ -154,7 +155,7 @@ func TestNamespaceDeletedBeforeStart(t *testing.T) {
 func wantConditions(ns *corev1.Namespace, want map[corev1.NamespaceConditionType]string) error {
 	var errs []error
 	for ct, msg := range want {
-		cond, ok := condition(ns, ct)
+		cond, ok := namespace.Condition(ns, ct)
 		if !ok || cond.Status != corev1.ConditionTrue || cond.Message != msg {
 			errs = append(errs, fmt.Errorf("%s: %s %q, want True %q", ct, cond.Status, cond.Message, msg))
 		}

@@ -1,0 +1,220 @@
+package leaderelection_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	coordinationv1 "k8s.io/api/coordination/v1"
+
+	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+)
+
+// The helpers below are the live-server tests' copies of the unit tests'
+// (helpers_test.go): the live-server tests are an external package,
+// because the test server is built on the built-in controllers, which
+// import this package, and the two test packages cannot share unexported
+// helpers.
+
+// record is the package's lease record, as the assertions read it.
+type record struct {
+	holder          string
+	durationSeconds int32
+	acquire, renew  time.Time
+	transitions     int32
+}
+
+func recordOf(spec *coordinationv1.LeaseSpec) record {
+	var r record
+	r.holder, r.durationSeconds, r.acquire, r.renew, r.transitions = leaderelection.RecordOf(spec)
+	return r
+}
+
+// term is one OnStartedLeading call as a probe saw it.
+type term struct {
+	id             string
+	token          leaderelection.Token
+	hasToken       bool
+	started, ended time.Time
+}
+
+// probe records what one or more electors' callbacks did, and fails the
+// test the moment two leaders overlap: OnStartedLeading increments
+// leaders on entry and decrements before it returns.
+type probe struct {
+	t       testing.TB
+	leaders atomic.Int32
+	maxSeen atomic.Int32
+
+	mu         sync.Mutex
+	terms      []term
+	stopped    map[string]int
+	newLeaders map[string][]string
+	started    chan string // each OnStartedLeading's identity, if not nil
+}
+
+func newProbe(t testing.TB) *probe {
+	return &probe{t: t, stopped: map[string]int{}, newLeaders: map[string][]string{}}
+}
+
+// callbacks for the candidate id. work, if set, runs as the leader's
+// work; the default waits for ctx to end.
+func (p *probe) callbacks(id string, work func(ctx context.Context)) leaderelection.Callbacks {
+	return leaderelection.Callbacks{
+		OnStartedLeading: func(ctx context.Context) {
+			n := p.leaders.Add(1)
+			for {
+				m := p.maxSeen.Load()
+				if n <= m || p.maxSeen.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			if n > 1 {
+				p.t.Errorf("%s started leading while %d other leader(s) led", id, n-1)
+			}
+			tok, ok := leaderelection.TokenFrom(ctx)
+			p.mu.Lock()
+			i := len(p.terms)
+			p.terms = append(p.terms, term{id: id, token: tok, hasToken: ok, started: time.Now()})
+			ch := p.started
+			p.mu.Unlock()
+			if ch != nil {
+				ch <- id
+			}
+			if work != nil {
+				work(ctx)
+			} else {
+				<-ctx.Done()
+			}
+			p.mu.Lock()
+			p.terms[i].ended = time.Now()
+			p.mu.Unlock()
+			p.leaders.Add(-1)
+		},
+		OnStoppedLeading: func() {
+			p.mu.Lock()
+			p.stopped[id]++
+			p.mu.Unlock()
+		},
+		OnNewLeader: func(leader string) {
+			p.mu.Lock()
+			p.newLeaders[id] = append(p.newLeaders[id], leader)
+			p.mu.Unlock()
+		},
+	}
+}
+
+func (p *probe) allTerms() []term {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]term(nil), p.terms...)
+}
+
+func (p *probe) lastNewLeader(id string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.newLeaders[id]; len(l) > 0 {
+		return l[len(l)-1]
+	}
+	return ""
+}
+
+// logs collects log records so tests can check levels; a clean run has
+// no ERROR.
+type logs struct {
+	mu   sync.Mutex
+	recs []string
+	errs int
+}
+
+func (l *logs) logger() *slog.Logger { return slog.New(&logHandler{l: l}) }
+
+func (l *logs) errors() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.errs
+}
+
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.recs, "\n")
+}
+
+type logHandler struct {
+	l     *logs
+	attrs []slog.Attr
+}
+
+func (h *logHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logHandler) WithGroup(string) slog.Handler            { return h }
+func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &logHandler{l: h.l, attrs: append(append([]slog.Attr(nil), h.attrs...), as...)}
+}
+
+func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
+	for _, a := range h.attrs {
+		fmt.Fprintf(&b, " %s", a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s", a)
+		return true
+	})
+	h.l.mu.Lock()
+	defer h.l.mu.Unlock()
+	h.l.recs = append(h.l.recs, b.String())
+	if r.Level >= slog.LevelError {
+		h.l.errs++
+	}
+	return nil
+}
+
+// checkNoErrors fails t at cleanup if anything logged at ERROR.
+func checkNoErrors(t testing.TB, l *logs) {
+	t.Cleanup(func() {
+		if n := l.errors(); n > 0 {
+			t.Errorf("%d ERROR log record(s); logs:\n%s", n, l)
+		}
+	})
+}
+
+// runElector runs e until ctx ends; the channel yields Run's result.
+func runElector(ctx context.Context, e *leaderelection.Elector) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		done <- e.Run(ctx)
+		close(done)
+	}()
+	return done
+}
+
+// gaugeValue reads leader_election_master_status{name} from reg; -1 when
+// absent.
+func gaugeValue(t testing.TB, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "leader_election_master_status" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "name" && lp.GetValue() == name {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return -1
+}
