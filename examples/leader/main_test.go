@@ -1,13 +1,11 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/setpoint-dev/setpoint/internal/processtest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // Two copies of the built example against one server: the first leads,
@@ -18,11 +16,7 @@ func TestSecondInstanceTakesOver(t *testing.T) {
 		t.Skip("builds and runs the example")
 	}
 	bin := processtest.Build(t, "./examples/leader")[0]
-	srv := apiservertest.Start(t)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := credentials.WriteKubeconfig(kubeconfig, srv.URL, srv.Credentials.CAPEM, srv.Credentials.AdminToken); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := envtest.Start(t, envtest.WithoutControllers()).Kubeconfig(t)
 	start := func(id string) *processtest.Process {
 		return processtest.Start(t, id, bin, "--kubeconfig", kubeconfig, "--id", id,
 			"--lease-duration", "2s", "--renew-deadline", "1500ms", "--retry-period", "200ms")

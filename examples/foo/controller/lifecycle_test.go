@@ -13,32 +13,19 @@ import (
 	foov1 "github.com/setpoint-dev/setpoint/examples/foo/api/v1"
 	foocontroller "github.com/setpoint-dev/setpoint/examples/foo/controller"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/finalizer"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
 // runOperator runs the Foo controller as the binary sets it up, in a
 // manager limited to namespaces (all when none).
-func runOperator(t *testing.T, e *env, namespaces ...string) *logBuffer {
+func runOperator(t *testing.T, e *env, namespaces ...string) *envtest.Logs {
 	t.Helper()
-	logs := &logBuffer{}
-	m, err := manager.New(e.srv.Config, manager.Options{
-		Client:     client.Options{Scheme: e.scheme},
-		Namespaces: namespaces,
-		Logger:     logs.Logger(slog.LevelDebug),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := foocontroller.Setup(m, &foocontroller.Reconciler{RequeueAfter: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
-	startManager(t, m, logs)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("operator log:\n%s", logs)
-		}
-	})
+	logs := &envtest.Logs{}
+	e.StartManager(t, func(m *manager.Manager) error {
+		return foocontroller.Setup(m, &foocontroller.Reconciler{RequeueAfter: time.Minute})
+	}, envtest.WithManagerOptions(manager.Options{Namespaces: namespaces}), envtest.WithLogs(logs, slog.LevelDebug))
 	return logs
 }
 
@@ -84,7 +71,7 @@ func (e *env) getConfigMap(t *testing.T, foo *foov1.Foo) *corev1.ConfigMap {
 func (e *env) waitReady(t *testing.T, foo *foov1.Foo, status metav1.ConditionStatus, reason string) *foov1.Foo {
 	t.Helper()
 	var got *foov1.Foo
-	eventually(t, "Ready="+string(status)+" "+reason+" on "+foo.Name, func() bool {
+	envtest.EventuallyTrue(t, "Ready="+string(status)+" "+reason+" on "+foo.Name, func() bool {
 		got = e.getFoo(t, foo)
 		c := meta.FindStatusCondition(got.Status.Conditions, foocontroller.ConditionReady)
 		return c != nil && c.Status == status && c.Reason == reason && c.ObservedGeneration == got.Generation
@@ -118,7 +105,7 @@ func TestLifecycle(t *testing.T) {
 	if got.Generation != 2 {
 		t.Errorf("generation = %d, want 2 after one spec change", got.Generation)
 	}
-	eventually(t, "the ConfigMap to follow the value", func() bool {
+	envtest.EventuallyTrue(t, "the ConfigMap to follow the value", func() bool {
 		cm := e.getConfigMap(t, got)
 		return cm != nil && cm.Data[foocontroller.ValueKey] == foocontroller.WantedValue
 	})
@@ -126,7 +113,7 @@ func TestLifecycle(t *testing.T) {
 	if err := e.client.Delete(t.Context(), got); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Foo to be deleted", func() bool { return e.getFoo(t, foo) == nil })
+	envtest.EventuallyTrue(t, "the Foo to be deleted", func() bool { return e.getFoo(t, foo) == nil })
 	if cm := e.getConfigMap(t, got); cm != nil {
 		t.Errorf("ConfigMap still there after the Foo went: %+v", cm)
 	}
@@ -150,7 +137,7 @@ func TestReadyFromTheStart(t *testing.T) {
 	if err := e.client.Delete(t.Context(), cm); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the ConfigMap to be recreated", func() bool {
+	envtest.EventuallyTrue(t, "the ConfigMap to be recreated", func() bool {
 		again := e.getConfigMap(t, got)
 		return again != nil && again.UID != cm.UID
 	})

@@ -12,8 +12,8 @@ import (
 
 	foov1 "github.com/setpoint-dev/setpoint/examples/foo/api/v1"
 	foocontroller "github.com/setpoint-dev/setpoint/examples/foo/controller"
-	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -46,30 +46,25 @@ func TestRequeueResult(t *testing.T) {
 // no event about the Foo to cause it.
 func TestRequeueRuns(t *testing.T) {
 	e := newEnv(t)
-	logs := &logBuffer{}
-	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.Logger(slog.LevelDebug)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &foocontroller.Reconciler{Client: m.Client(), RequeueAfter: 50 * time.Millisecond, Logger: m.Logger()}
 	var mu sync.Mutex
 	requeued := 0
-	counting := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-		if reconcile.ReasonsFrom(ctx).Has(reconcile.TriggerRequeue) {
-			mu.Lock()
-			requeued++
-			mu.Unlock()
-		}
-		return r.Reconcile(ctx, req)
-	})
-	if _, err := m.NewController(counting, controller.Options{Name: foocontroller.Name}, controller.For[*foov1.Foo]()); err != nil {
-		t.Fatal(err)
-	}
-	startManager(t, m, logs)
+	e.StartManager(t, func(m *manager.Manager) error {
+		r := &foocontroller.Reconciler{Client: m.Client(), RequeueAfter: 50 * time.Millisecond, Logger: m.Logger()}
+		counting := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			if reconcile.ReasonsFrom(ctx).Has(reconcile.TriggerRequeue) {
+				mu.Lock()
+				requeued++
+				mu.Unlock()
+			}
+			return r.Reconcile(ctx, req)
+		})
+		_, err := m.NewController(counting, controller.Options{Name: foocontroller.Name}, controller.For[*foov1.Foo]())
+		return err
+	}, envtest.WithLogs(&envtest.Logs{}, slog.LevelDebug))
 
 	foo := e.createFoo(t, "default", "w", "baz")
 	e.waitReady(t, foo, metav1.ConditionUnknown, foocontroller.ReasonFooNotBar)
-	eventually(t, "a reconcile caused by the requeue", func() bool {
+	envtest.EventuallyTrue(t, "a reconcile caused by the requeue", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return requeued > 0

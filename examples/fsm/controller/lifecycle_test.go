@@ -15,28 +15,15 @@ import (
 	fsmv1 "github.com/setpoint-dev/setpoint/examples/fsm/api/v1"
 	pipelinecontroller "github.com/setpoint-dev/setpoint/examples/fsm/controller"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/finalizer"
 	"github.com/setpoint-dev/setpoint/pkg/fsm"
-	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
 // runOperator runs the Pipeline controller as the binary sets it up.
 func runOperator(t *testing.T, e *env) {
 	t.Helper()
-	logs := &logBuffer{}
-	m, err := manager.New(e.srv.Config, manager.Options{Client: client.Options{Scheme: e.scheme}, Logger: logs.Logger(slog.LevelDebug)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pipelinecontroller.Setup(m); err != nil {
-		t.Fatal(err)
-	}
-	startManager(t, m, logs)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("operator log:\n%s", logs)
-		}
-	})
+	e.StartManager(t, pipelinecontroller.Setup, envtest.WithLogs(&envtest.Logs{}, slog.LevelDebug))
 }
 
 func (e *env) createPipeline(t *testing.T, name string, stages []string, finalizers ...string) *fsmv1.Pipeline {
@@ -124,7 +111,7 @@ func (c conditions) String() string {
 func (e *env) waitConditions(t *testing.T, p *fsmv1.Pipeline, want conditions) *fsmv1.Pipeline {
 	t.Helper()
 	var got *fsmv1.Pipeline
-	eventually(t, "conditions "+want.String()+"on "+p.Name, func() bool {
+	envtest.EventuallyTrue(t, "conditions "+want.String()+"on "+p.Name, func() bool {
 		got = e.getPipeline(t, p)
 		return got != nil && summary(got).String() == want.String() && len(got.Status.Conditions) == len(want)
 	})
@@ -190,7 +177,7 @@ func TestLifecycle(t *testing.T) {
 	if err := e.client.Delete(t.Context(), got); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Pipeline to be deleted", func() bool { return e.getPipeline(t, p) == nil })
+	envtest.EventuallyTrue(t, "the Pipeline to be deleted", func() bool { return e.getPipeline(t, p) == nil })
 	if cm := e.getConfigMap(t, p); cm != nil {
 		t.Errorf("ConfigMap still there after the Pipeline went: %+v", cm)
 	}
@@ -208,7 +195,7 @@ func TestDeletionStates(t *testing.T) {
 	if err := e.client.Delete(t.Context(), got); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the operator's finalizer to go", func() bool {
+	envtest.EventuallyTrue(t, "the operator's finalizer to go", func() bool {
 		got = e.getPipeline(t, p)
 		return !finalizer.Has(got, pipelinecontroller.Finalizer)
 	})
@@ -229,5 +216,5 @@ func TestDeletionStates(t *testing.T) {
 	if _, err := finalizer.Remove(t.Context(), e.client, got, hold); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Pipeline to be deleted", func() bool { return e.getPipeline(t, p) == nil })
+	envtest.EventuallyTrue(t, "the Pipeline to be deleted", func() bool { return e.getPipeline(t, p) == nil })
 }
