@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestWithSetpointClient runs a typed informer on Setpoint's own client:
@@ -55,7 +56,7 @@ func TestWithSetpointClient(t *testing.T) {
 			}
 			runInformer(t, inf)
 			syncOrFail(t, inf)
-			eventually(t, "the initial add", func() bool { return h.len() == 1 })
+			envtest.EventuallyTrue(t, "the initial add", func() bool { return h.len() == 1 })
 			if got, want := h.take()[0], "add default/first@"+first.ResourceVersion+" initial"; got != want {
 				t.Fatalf("got %q, want %q", got, want)
 			}
@@ -63,7 +64,7 @@ func TestWithSetpointClient(t *testing.T) {
 			second := create("second", "1")
 			// The handler must see second before it goes: an add and a
 			// delete it has not yet been told of cancel out.
-			eventually(t, "the add", func() bool { return h.len() == 1 })
+			envtest.EventuallyTrue(t, "the add", func() bool { return h.len() == 1 })
 			firstRV := first.ResourceVersion
 			first.Data["v"] = "2"
 			if err := c.Update(ctx, first); err != nil {
@@ -72,7 +73,7 @@ func TestWithSetpointClient(t *testing.T) {
 			if err := c.Delete(ctx, second); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "three events", func() bool { return h.len() == 3 })
+			envtest.EventuallyTrue(t, "three events", func() bool { return h.len() == 3 })
 			time.Sleep(20 * time.Millisecond) // nothing else may come
 			// In key order; a delete carries the version of the delete.
 			got := sorted(h.take())

@@ -11,6 +11,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestServerCustomResource caches a custom resource as unstructured
@@ -53,7 +54,7 @@ func TestServerCustomResource(t *testing.T) {
 			runInformer(t, inf)
 			runInformer(t, metaInf)
 
-			eventually(t, "the informer to find no such kind", func() bool { return meta.IsNoMatchError(inf.LastError()) })
+			envtest.EventuallyTrue(t, "the informer to find no such kind", func() bool { return meta.IsNoMatchError(inf.LastError()) })
 			if inf.HasSynced() {
 				t.Fatal("synced before the kind exists")
 			}
@@ -63,7 +64,7 @@ func TestServerCustomResource(t *testing.T) {
 			syncOrFail(t, inf, metaInf, reg)
 			// The informer may list between the two creates, and then
 			// hears of first live.
-			eventually(t, "the add of first", func() bool { return h.len() == 1 })
+			envtest.EventuallyTrue(t, "the add of first", func() bool { return h.len() == 1 })
 			add := "add default/first@" + first.GetResourceVersion()
 			if got := h.take()[0]; got != add && got != add+" initial" {
 				t.Errorf("got %q, want %q", got, add)
@@ -74,7 +75,7 @@ func TestServerCustomResource(t *testing.T) {
 			w.update(first)
 			second := newWidget("default", "second", nil, map[string]any{"size": int64(3)})
 			w.create(second)
-			eventually(t, "two events", func() bool { return h.len() == 2 })
+			envtest.EventuallyTrue(t, "two events", func() bool { return h.len() == 2 })
 			eq(t, "live", sorted(h.take()), []string{
 				"add default/second@" + second.GetResourceVersion(),
 				"update default/first@" + firstRV + "->" + first.GetResourceVersion(),
@@ -83,7 +84,7 @@ func TestServerCustomResource(t *testing.T) {
 			if !ok || got.GetKind() != "Widget" || got.Object["spec"].(map[string]any)["size"] != int64(2) {
 				t.Errorf("cached first: %v", got)
 			}
-			eventually(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 2 })
+			envtest.EventuallyTrue(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 2 })
 			m, ok := metaInf.Lister().Namespace("default").Get("first")
 			if !ok || m.Kind != "Widget" || m.Labels["app"] != "x" || m.ResourceVersion != first.GetResourceVersion() {
 				t.Errorf("cached metadata of first: %+v", m)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestServerFactoryShares: two consumers of one Source share one
@@ -85,7 +86,7 @@ func TestServerFactoryShares(t *testing.T) {
 	second.AddHandler(h2, cache.HandlerOptions{})
 	cNew := newCM("default", "c", nil)
 	w.create(cNew)
-	eventually(t, "both consumers", func() bool { return h1.len() == 3 && h2.len() == 3 })
+	envtest.EventuallyTrue(t, "both consumers", func() bool { return h1.len() == 3 && h2.len() == 3 })
 	for i, h := range []*calls[cache.CM]{h1, h2} {
 		eq(t, fmt.Sprintf("consumer %d", i+1), sorted(h.take()), []string{
 			"add default/a@" + a.ResourceVersion + " initial",
@@ -93,7 +94,7 @@ func TestServerFactoryShares(t *testing.T) {
 			"add team/b@" + b.ResourceVersion + " initial",
 		})
 	}
-	eventually(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 3 })
+	envtest.EventuallyTrue(t, "the metadata view", func() bool { return len(metaInf.Lister().List(nil)) == 3 })
 
 	for _, tt := range []struct {
 		name string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestServerSlowHandlerCoalesces blocks a handler while one object is
@@ -59,11 +60,11 @@ func TestServerSlowHandlerCoalesces(t *testing.T) {
 		w.update(hot)
 	}
 	last := hot.ResourceVersion
-	eventually(t, "the cache to see the last update", func() bool {
+	envtest.EventuallyTrue(t, "the cache to see the last update", func() bool {
 		o, ok := inf.Lister().Namespace("slow").Get("hot")
 		return ok && o.ResourceVersion == last
 	})
-	eventually(t, "the fast handler", func() bool { return strings.HasSuffix(fast.last(), "->"+last) })
+	envtest.EventuallyTrue(t, "the fast handler", func() bool { return strings.HasSuffix(fast.last(), "->"+last) })
 	if got := slowReg.Pending(); got != 1 {
 		t.Errorf("slow handler pending %d, want 1", got)
 	}
@@ -77,7 +78,7 @@ informer_handler_pending{handler="slow",informer="configmaps"} 1
 		t.Error(err)
 	}
 	unblock()
-	eventually(t, "the slow handler", func() bool { return slowReg.Pending() == 0 && slow.len() == 2 })
+	envtest.EventuallyTrue(t, "the slow handler", func() bool { return slowReg.Pending() == 0 && slow.len() == 2 })
 	time.Sleep(20 * time.Millisecond) // nothing else may come
 	eq(t, "slow handler", slow.take(), []string{"add slow/hot@" + first, fmt.Sprintf("update slow/hot@%s->%s", first, last)})
 }
@@ -94,7 +95,7 @@ func TestServerLateHandler(t *testing.T) {
 	runInformer(t, inf)
 	syncOrFail(t, inf)
 	w.delete(b)
-	eventually(t, "the delete", func() bool { return len(inf.Lister().List(nil)) == 1 })
+	envtest.EventuallyTrue(t, "the delete", func() bool { return len(inf.Lister().List(nil)) == 1 })
 
 	h := &calls[cache.CM]{}
 	reg, err := inf.AddHandler(h, cache.HandlerOptions{Name: "late"})
@@ -105,7 +106,7 @@ func TestServerLateHandler(t *testing.T) {
 	eq(t, "late handler", h.take(), []string{"add default/a@" + a.ResourceVersion + " initial"})
 	c := newCM("default", "c", nil)
 	w.create(c)
-	eventually(t, "a live add", func() bool { return h.len() == 1 })
+	envtest.EventuallyTrue(t, "a live add", func() bool { return h.len() == 1 })
 	eq(t, "then", h.take(), []string{"add default/c@" + c.ResourceVersion})
 }
 
@@ -125,7 +126,7 @@ func TestServerMutationDetected(t *testing.T) {
 	}}, cache.HandlerOptions{Name: "careless"})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	eventually(t, "detection", func() bool { mu.Lock(); defer mu.Unlock(); return len(found) > 0 })
+	envtest.EventuallyTrue(t, "detection", func() bool { mu.Lock(); defer mu.Unlock(); return len(found) > 0 })
 	var me *cache.MutationError
 	if !errors.As(found[0], &me) || me.Key != "default/victim" || me.Where != "by handler careless" {
 		t.Errorf("found %v", found[0])
@@ -175,7 +176,7 @@ func TestServerResync(t *testing.T) {
 	}}, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	eventually(t, "two resyncs", func() bool { mu.Lock(); defer mu.Unlock(); return same >= 2 })
+	envtest.EventuallyTrue(t, "two resyncs", func() bool { mu.Lock(); defer mu.Unlock(); return same >= 2 })
 }
 
 // TestServerScopes: namespace, label and field scoped informers see only
@@ -230,10 +231,10 @@ func TestServerScopes(t *testing.T) {
 
 	moving.Labels = map[string]string{"app": "other"}
 	w.update(moving)
-	eventually(t, "leaving the selector", func() bool { return webCalls.len() == 1 })
+	envtest.EventuallyTrue(t, "leaving the selector", func() bool { return webCalls.len() == 1 })
 	moving.Labels = map[string]string{"app": "web"}
 	w.update(moving)
-	eventually(t, "entering it again", func() bool { return webCalls.len() == 2 })
+	envtest.EventuallyTrue(t, "entering it again", func() bool { return webCalls.len() == 2 })
 	got := webCalls.take()
 	if len(got) != 2 || !strings.HasPrefix(got[0], "delete two/web@") || got[1] != "add two/web@"+moving.ResourceVersion {
 		t.Errorf("relabelling: %q", got)

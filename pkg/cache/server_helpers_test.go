@@ -244,18 +244,6 @@ func syncOrFail(t testing.TB, syncers ...cache.Syncer) {
 	}
 }
 
-// eventually polls cond for up to ten seconds.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // keys returns the sorted keys of objs.
 func keys[T cache.Object](objs []T) []string {
 	var out []string

@@ -19,6 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
@@ -50,7 +51,7 @@ func TestServerRestart(t *testing.T) {
 	inf.AddHandler(h, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	eventually(t, "initial adds", func() bool { return h.len() == 3 })
+	envtest.EventuallyTrue(t, "initial adds", func() bool { return h.len() == 3 })
 	h.take()
 
 	stop1()
@@ -84,7 +85,7 @@ func TestServerRestart(t *testing.T) {
 
 	srv2 := apiservertest.StartWith(t, apiservertest.Options{Storage: store})
 	lw.point(cmLW(t, log.wrap(srv2.Config), "default"))
-	eventually(t, "the changes", func() bool { return h.len() >= 3 })
+	envtest.EventuallyTrue(t, "the changes", func() bool { return h.len() >= 3 })
 	time.Sleep(20 * time.Millisecond) // nothing else may come
 	eq(t, "after restart", sorted(h.take()), []string{
 		fmt.Sprintf("add default/new@%d", createdRev),
@@ -105,7 +106,7 @@ func TestServerRestart(t *testing.T) {
 
 	// The watch goes on against the new server.
 	newWriter(t, srv2.Config).delete(keep)
-	eventually(t, "a live delete", func() bool { return h.len() >= 1 })
+	envtest.EventuallyTrue(t, "a live delete", func() bool { return h.len() >= 1 })
 	// A live delete carries the version of the delete itself.
 	if got := h.take(); len(got) != 1 || !strings.HasPrefix(got[0], "delete default/keep@") {
 		t.Errorf("live: %q", got)
@@ -152,7 +153,7 @@ func TestServerRelistOn410(t *testing.T) {
 	inf.AddHandler(h, cache.HandlerOptions{})
 	runInformer(t, inf)
 	syncOrFail(t, inf)
-	eventually(t, "initial adds", func() bool { return h.len() == 3 })
+	envtest.EventuallyTrue(t, "initial adds", func() bool { return h.len() == 3 })
 	h.take()
 
 	gate.pause()
@@ -164,8 +165,8 @@ func TestServerRelistOn410(t *testing.T) {
 		want = append(want, "add default/"+o.Name+"@"+o.ResourceVersion)
 	}
 	gate.resume()
-	eventually(t, "the relist", func() bool { return len(inf.Lister().List(nil)) == 12 })
-	eventually(t, "the notifications", func() bool { return h.len() >= 11 })
+	envtest.EventuallyTrue(t, "the relist", func() bool { return len(inf.Lister().List(nil)) == 12 })
+	envtest.EventuallyTrue(t, "the notifications", func() bool { return h.len() >= 11 })
 	time.Sleep(20 * time.Millisecond) // nothing else may come
 	if got := sorted(h.take()); !slices.Equal(got, sorted(want)) {
 		t.Errorf("notifications\n got %q\nwant %q\nrequests %q", got, sorted(want), log.all())

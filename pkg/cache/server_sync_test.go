@@ -8,6 +8,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestServerInitialSync syncs 10,000 ConfigMaps from a real server through
@@ -60,7 +61,7 @@ func TestServerInitialSync(t *testing.T) {
 				t.Errorf("managedFields entries %d, keep %v", got, tt.keepFields)
 			}
 			// The paged path's watch starts after the sync.
-			eventually(t, "the watch", func() bool { return log.count("watch=true") == 1 })
+			envtest.EventuallyTrue(t, "the watch", func() bool { return log.count("watch=true") == 1 })
 			for _, rc := range tt.wantReqs {
 				if got := log.count(rc.parts...); got != rc.n {
 					t.Errorf("%d requests with %q, want %d; requests:\n%q", got, rc.parts, rc.n, log.all())

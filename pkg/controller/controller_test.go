@@ -20,6 +20,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -39,17 +40,6 @@ func run(t *testing.T, ctrl *controller.Controller) {
 			t.Errorf("Start: %v", err)
 		}
 	})
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func createCM(t *testing.T, c *client.Client, name string, labels map[string]string) *corev1.ConfigMap {
@@ -121,7 +111,7 @@ func TestReconcilesEveryObjectOnceAtATime(t *testing.T) {
 	}
 	run(t, ctrl)
 	for i := range 40 {
-		eventually(t, "a reconcile of every ConfigMap", func() bool { return r.count(req(fmt.Sprint("cm-", i))) > 0 })
+		envtest.EventuallyTrue(t, "a reconcile of every ConfigMap", func() bool { return r.count(req(fmt.Sprint("cm-", i))) > 0 })
 	}
 	if got := r.reasons(req("cm-7"))[0]; got != "create ConfigMap default/cm-7" {
 		t.Errorf("reasons of the first reconcile = %q, want the create", got)
@@ -137,7 +127,7 @@ func TestReconcilesEveryObjectOnceAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the last update reconciled", func() bool {
+	envtest.EventuallyTrue(t, "the last update reconciled", func() bool {
 		rs := r.reasons(req("cm-1"))
 		return strings.HasPrefix(rs[len(rs)-1], "update ConfigMap default/cm-1")
 	})
@@ -160,13 +150,13 @@ func TestOwnsMapsToTheController(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ctrl)
-	eventually(t, "the owner's first reconcile", func() bool { return r.count(req("owner")) == 1 })
+	envtest.EventuallyTrue(t, "the owner's first reconcile", func() bool { return r.count(req("owner")) == 1 })
 	for _, s := range []*corev1.Secret{stranger, owned} {
 		if err := tc.c.Create(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "a reconcile for the owned secret", func() bool { return r.count(req("owner")) >= 2 })
+	envtest.EventuallyTrue(t, "a reconcile for the owned secret", func() bool { return r.count(req("owner")) >= 2 })
 	if got, want := r.reasons(req("owner"))[1], "create Secret default/owned"; got != want {
 		t.Errorf("reasons = %q, want %q", got, want)
 	}
@@ -203,10 +193,10 @@ func TestRetriesRequeuesAndTerminalErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ctrl)
-	eventually(t, "flaky succeeding on its third try", func() bool { return r.count(req("flaky")) == 3 })
-	eventually(t, "the requeue", func() bool { return r.count(req("later")) == 2 })
-	eventually(t, "the retry after the panic", func() bool { return r.count(req("panics")) == 2 })
-	eventually(t, "the terminal failure", func() bool { return r.count(req("terminal")) == 1 })
+	envtest.EventuallyTrue(t, "flaky succeeding on its third try", func() bool { return r.count(req("flaky")) == 3 })
+	envtest.EventuallyTrue(t, "the requeue", func() bool { return r.count(req("later")) == 2 })
+	envtest.EventuallyTrue(t, "the retry after the panic", func() bool { return r.count(req("panics")) == 2 })
+	envtest.EventuallyTrue(t, "the terminal failure", func() bool { return r.count(req("terminal")) == 1 })
 	time.Sleep(100 * time.Millisecond) // a retry of the terminal error would come within 5 ms
 	tests := []struct {
 		req  reconcile.Request
@@ -256,7 +246,7 @@ func TestPredicatesAndTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ctrl)
-	eventually(t, "the retry after the timeout", func() bool { return r.count(req("a")) == 2 })
+	envtest.EventuallyTrue(t, "the retry after the timeout", func() bool { return r.count(req("a")) == 2 })
 	if !timedOut.Load() {
 		t.Fatal("the first reconcile's context did not time out")
 	}
@@ -269,7 +259,7 @@ func TestPredicatesAndTimeout(t *testing.T) {
 	if err := tc.c.Update(context.Background(), cm); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the label change reconciled", func() bool { return r.count(req("a")) == 3 })
+	envtest.EventuallyTrue(t, "the label change reconciled", func() bool { return r.count(req("a")) == 3 })
 	if got := r.reasons(req("a"))[2]; got != "update ConfigMap default/a" {
 		t.Errorf("reasons = %q, want one update (the data change filtered out)", got)
 	}
@@ -313,7 +303,7 @@ func TestReadYourWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, ctrl)
-	eventually(t, "30 writes", func() bool { return writes.Load() >= 30 })
+	envtest.EventuallyTrue(t, "30 writes", func() bool { return writes.Load() >= 30 })
 	if n := conflicts.Load(); n != 0 {
 		t.Errorf("%d conflicts: a reconcile read its object before the cache had its previous write", n)
 	}
@@ -331,7 +321,7 @@ func TestCacheSyncTimeoutSaysWhy(t *testing.T) {
 		t.Error("Ready before Start = nil")
 	}
 	run(t, ctrl)
-	eventually(t, "Ready to say why the caches did not sync", func() bool {
+	envtest.EventuallyTrue(t, "Ready to say why the caches did not sync", func() bool {
 		err := ctrl.Ready()
 		return err != nil && strings.Contains(err.Error(), "did not sync") && strings.Contains(err.Error(), "Thing")
 	})
@@ -351,7 +341,7 @@ func TestRestarts(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- ctrl.Start(ctx) }()
-		eventually(t, "the run's reconcile", func() bool { return r.count(req("a")) == run && ctrl.Ready() == nil })
+		envtest.EventuallyTrue(t, "the run's reconcile", func() bool { return r.count(req("a")) == run && ctrl.Ready() == nil })
 		if err := ctrl.Start(ctx); err == nil {
 			t.Error("a second concurrent Start succeeded")
 		}

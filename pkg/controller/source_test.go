@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -49,10 +50,10 @@ func TestUserSourceTriggersReconciles(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- ctrl.Start(ctx) }()
 		<-src.starts // each run starts the source again
-		eventually(t, "the run's initial reconcile", func() bool { return r.count(req("a")) == 2*run-1 })
+		envtest.EventuallyTrue(t, "the run's initial reconcile", func() bool { return r.count(req("a")) == 2*run-1 })
 		src.names <- "a"
 		src.names <- "b"
-		eventually(t, "the source's reconciles", func() bool { return r.count(req("a")) == 2*run && r.count(req("b")) == run })
+		envtest.EventuallyTrue(t, "the source's reconciles", func() bool { return r.count(req("a")) == 2*run && r.count(req("b")) == run })
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)

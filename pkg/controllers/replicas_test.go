@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
@@ -58,13 +59,13 @@ func TestReplicasTakeTurns(t *testing.T) {
 		}
 		return *l.Spec.HolderIdentity
 	}
-	eventually(t, "a leader", func() bool { return holder() != "" })
+	envtest.EventuallyTrue(t, "a leader", func() bool { return holder() != "" }, failover)
 	first := holder()
 	deleteNamespace(t, c, "first")
 
 	stops[first]()
 	second := map[string]string{"a": "b", "b": "a"}[first]
-	eventually(t, "the other replica leading", func() bool { return holder() == second })
+	envtest.EventuallyTrue(t, "the other replica leading", func() bool { return holder() == second }, failover)
 	// The survivor's own server, in case the stopped one's went too.
 	c2, err := client.New(replicas[second].Config, client.Options{})
 	if err != nil {
@@ -72,6 +73,10 @@ func TestReplicasTakeTurns(t *testing.T) {
 	}
 	deleteNamespace(t, c2, "second")
 }
+
+// failover bounds the waits: a takeover waits out the stopped
+// replica's lease.
+var failover = envtest.Within(60 * time.Second)
 
 // deleteNamespace creates a namespace with a ConfigMap, deletes it and
 // waits until it is gone: only a running namespace controller gets it
@@ -89,18 +94,7 @@ func deleteNamespace(t *testing.T, c *client.Client, name string) {
 	if err := c.Delete(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, fmt.Sprintf("namespace %s gone", name), func() bool {
+	envtest.EventuallyTrue(t, fmt.Sprintf("namespace %s gone", name), func() bool {
 		return client.IsNotFound(c.Get(ctx, types.NamespacedName{Name: name}, &corev1.Namespace{}))
-	})
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}, failover)
 }

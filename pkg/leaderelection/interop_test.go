@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // Durations for the mixed election. client-go notices a renewal only when
@@ -105,14 +106,14 @@ func TestInteropWithClientGo(t *testing.T) {
 	cg := startClientGo(t, srv, ns, "client-go-1", true, p)
 	expect("client-go-1", 0)
 	sp := ours("setpoint-1", false)
-	eventually(t, "setpoint-1 to see client-go-1 lead", func() bool { return sp.e.Leader() == "client-go-1" })
+	envtest.EventuallyTrue(t, "setpoint-1 to see client-go-1 lead", func() bool { return sp.e.Leader() == "client-go-1" })
 	cg.stop()
 	expect("setpoint-1", 1)
 
 	// client-go follows ours, and takes over by expiry when ours stops
 	// without releasing: it read our leaseDurationSeconds and renewals.
 	cg2 := startClientGo(t, srv, ns, "client-go-2", true, p)
-	eventually(t, "client-go-2 to see setpoint-1 lead", func() bool { return cg2.e.GetLeader() == "setpoint-1" })
+	envtest.EventuallyTrue(t, "client-go-2 to see setpoint-1 lead", func() bool { return cg2.e.GetLeader() == "setpoint-1" })
 	time.Sleep(mixedLease) // a full lease of renewals by ours, watched by client-go
 	if got := len(p.allTerms()); got != 2 {
 		t.Fatalf("client-go took over a lease that was being renewed: %d terms, want 2", got)
@@ -127,7 +128,7 @@ func TestInteropWithClientGo(t *testing.T) {
 
 	// Ours takes over again when client-go releases.
 	sp2 := ours("setpoint-2", true)
-	eventually(t, "setpoint-2 to see client-go-2 lead", func() bool { return sp2.e.Leader() == "client-go-2" })
+	envtest.EventuallyTrue(t, "setpoint-2 to see client-go-2 lead", func() bool { return sp2.e.Leader() == "client-go-2" })
 	cg2.stop()
 	expect("setpoint-2", 3)
 	sp2.stop()

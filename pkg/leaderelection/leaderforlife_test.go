@@ -16,6 +16,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
@@ -141,7 +142,7 @@ func TestForLifeOneLeaderAtATime(t *testing.T) {
 		}
 		// Nobody else may take over while it lives.
 		before := ps.lockGets.Load()
-		eventually(t, "the waiting candidates to look at the lock a few times", func() bool {
+		envtest.EventuallyTrue(t, "the waiting candidates to look at the lock a few times", func() bool {
 			return len(order) == len(names)-1 || ps.lockGets.Load() >= before+6
 		})
 		select {
@@ -211,7 +212,7 @@ func TestForLifeStaleOwner(t *testing.T) {
 				cancel()
 				return
 			}
-			eventually(t, "a few looks at the lock", func() bool { return ps.lockGets.Load() >= 5 })
+			envtest.EventuallyTrue(t, "a few looks at the lock", func() bool { return ps.lockGets.Load() >= 5 })
 			cancel()
 			if err := receive(t, done, "Become to return"); !errors.Is(err, context.Canceled) {
 				t.Errorf("Become: got %v, want context.Canceled", err)
@@ -248,7 +249,7 @@ func TestForLifeLockCollected(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- second.Become(t.Context()) }()
-	eventually(t, "second to look at the lock", func() bool { return ps.lockGets.Load() >= 4 })
+	envtest.EventuallyTrue(t, "second to look at the lock", func() bool { return ps.lockGets.Load() >= 4 })
 	if got := gaugeValue(t, reg, "lock"); got != 0 {
 		t.Errorf("second's gauge while waiting: got %v, want 0", got)
 	}

@@ -119,18 +119,6 @@ func createNamespace(t testing.TB, c *client.Client, name string) string {
 	return name
 }
 
-// eventually polls cond until it holds or waitTimeout passes.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func receive[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {

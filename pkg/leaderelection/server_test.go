@@ -16,6 +16,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
 )
 
@@ -174,11 +175,11 @@ func TestPausedLeaderStepsDownAndFollows(t *testing.T) {
 	}
 
 	gates[old].reopen()
-	eventually(t, "the old leader's late renewal to be answered", func() bool { return len(gates[old].latePuts()) > 0 })
+	envtest.EventuallyTrue(t, "the old leader's late renewal to be answered", func() bool { return len(gates[old].latePuts()) > 0 })
 	if got := gates[old].latePuts(); got[0] != http.StatusConflict {
 		t.Errorf("the old leader's late renewal: got status %d, want 409", got[0])
 	}
-	eventually(t, "the old leader to follow "+next, func() bool {
+	envtest.EventuallyTrue(t, "the old leader to follow "+next, func() bool {
 		return cands[old].e.Leader() == next && p.lastNewLeader(old) == next
 	})
 	if cands[old].e.IsLeader() || len(p.allTerms()) != 2 {
@@ -208,7 +209,7 @@ func TestClockSkewDoesNotMatter(t *testing.T) {
 	behindCfg.Clock = skewedClock(-time.Hour)
 	behind := startCandidate(t, behindCfg)
 
-	eventually(t, "behind to see ahead lead", func() bool { return behind.e.Leader() == "ahead" })
+	envtest.EventuallyTrue(t, "behind to see ahead lead", func() bool { return behind.e.Leader() == "ahead" })
 	time.Sleep(aheadCfg.LeaseDuration + 500*time.Millisecond)
 	if got := len(p.allTerms()); got != 1 {
 		t.Fatalf("terms while ahead renews: got %d, want 1", got)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -64,7 +65,7 @@ func TestLeaderElectionHandsOver(t *testing.T) {
 			}
 		}
 	}
-	eventually(t, "the leader's reconcile", func() bool { return reconciles[0].Load() > 0 })
+	envtest.EventuallyTrue(t, "the leader's reconcile", func() bool { return reconciles[0].Load() > 0 })
 	if _, ok := managers[0].FencingToken(); !ok {
 		t.Error("the leader has no fencing token")
 	}
@@ -77,7 +78,7 @@ func TestLeaderElectionHandsOver(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the second manager did not take over")
 	}
-	eventually(t, "the new leader's reconcile", func() bool { return reconciles[1].Load() > 0 })
+	envtest.EventuallyTrue(t, "the new leader's reconcile", func() bool { return reconciles[1].Load() > 0 })
 	if n := maxLeaders.Load(); n != 1 {
 		t.Errorf("at most %d leaders ran at once, want 1", n)
 	}

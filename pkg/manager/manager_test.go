@@ -23,6 +23,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
@@ -47,17 +48,6 @@ func start(t *testing.T, m *manager.Manager) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -121,7 +111,7 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := start(t, m)
-	eventually(t, "the marker reconciled", func() bool { return reconciled.Load() > 0 })
+	envtest.EventuallyTrue(t, "the marker reconciled", func() bool { return reconciled.Load() > 0 })
 	addrs := m.Addrs()
 	if len(addrs) != 2 {
 		t.Fatalf("Addrs() = %v, want two servers", addrs)
@@ -134,7 +124,7 @@ func TestManagerEndToEnd(t *testing.T) {
 			health = a
 		}
 	}
-	eventually(t, "ready", func() bool { code, _ := get(t, "http://"+health+"/readyz"); return code == http.StatusOK })
+	envtest.EventuallyTrue(t, "ready", func() bool { code, _ := get(t, "http://"+health+"/readyz"); return code == http.StatusOK })
 	if code, body := get(t, "http://"+health+"/readyz?verbose"); code != http.StatusOK || !strings.Contains(body, "[+]controllers ok") {
 		t.Errorf("/readyz?verbose = %d %q", code, body)
 	}
@@ -152,7 +142,7 @@ func TestManagerEndToEnd(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	eventually(t, "the Marked event", func() bool {
+	envtest.EventuallyTrue(t, "the Marked event", func() bool {
 		var evs corev1.EventList
 		if err := m.APIReader().List(context.Background(), &evs, client.InNamespace("default")); err != nil {
 			t.Fatal(err)
@@ -251,9 +241,9 @@ func TestReadinessSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	start(t, m)
-	eventually(t, "the HTTP server", func() bool { return len(m.Addrs()) == 1 })
+	envtest.EventuallyTrue(t, "the HTTP server", func() bool { return len(m.Addrs()) == 1 })
 	addr := m.Addrs()[0]
-	eventually(t, "/readyz naming the missing kind", func() bool {
+	envtest.EventuallyTrue(t, "/readyz naming the missing kind", func() bool {
 		code, body := get(t, "http://"+addr+"/readyz")
 		return code == http.StatusInternalServerError && strings.Contains(body, "Thing") && strings.Contains(body, "did not sync")
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
@@ -66,7 +67,7 @@ func TestReadYourWritesThroughTheCachedClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	start(t, m)
-	eventually(t, "20 writes", func() bool { return writes.Load() >= 20 })
+	envtest.EventuallyTrue(t, "20 writes", func() bool { return writes.Load() >= 20 })
 	if n := conflicts.Load(); n != 0 {
 		t.Errorf("%d writes conflicted: a reconcile read the Secret before the cache had the previous write", n)
 	}

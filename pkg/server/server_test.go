@@ -18,6 +18,7 @@ import (
 	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/server"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
@@ -49,17 +50,6 @@ func start(t *testing.T, srv *server.Server) (stop func() error) {
 		t.Fatal("server not ready within 20s")
 	}
 	return stop
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestDataDir: a server on a data directory keeps its database and
@@ -144,7 +134,7 @@ func TestControllersStopBeforeTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the controllers' lease", func() bool { return holder(c) == "first" })
+	envtest.EventuallyTrue(t, "the controllers' lease", func() bool { return holder(c) == "first" })
 	if err := stop(); err != nil {
 		t.Errorf("Run after a clean stop: %v, want nil", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestDeleteCRD deletes a namespaced CRD with objects in three
@@ -50,7 +51,7 @@ func TestDeleteCRD(t *testing.T) {
 
 	must(t, c.Delete(ctx, crd))
 	var left []metav1.PartialObjectMetadata
-	eventually(t, "the unheld objects to go", func() error {
+	envtest.Eventually(t, "the unheld objects to go", func() error {
 		var err error
 		if left, err = listAllMeta(c, gvk); err != nil {
 			return err
@@ -66,7 +67,7 @@ func TestDeleteCRD(t *testing.T) {
 		}
 	}
 	got := &apiextensionsv1.CustomResourceDefinition{}
-	eventually(t, "the CRD to report the deletion", func() error {
+	envtest.Eventually(t, "the CRD to report the deletion", func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: crd.Name}, got); err != nil {
 			return err
 		}
@@ -82,7 +83,7 @@ func TestDeleteCRD(t *testing.T) {
 		p.Namespace, p.Name = o.Namespace, o.Name
 		must(t, c.Patch(ctx, p, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
 	}
-	eventually(t, "the CRD to go", func() error {
+	envtest.Eventually(t, "the CRD to go", func() error {
 		err := c.Get(ctx, types.NamespacedName{Name: crd.Name}, got)
 		if client.IsNotFound(err) {
 			return nil
@@ -122,7 +123,7 @@ func TestDeleteClusterScopedCRD(t *testing.T) {
 
 	must(t, c.Delete(ctx, crd))
 	got := &apiextensionsv1.CustomResourceDefinition{}
-	eventually(t, "the cleanup finalizer to go", func() error {
+	envtest.Eventually(t, "the cleanup finalizer to go", func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: crd.Name}, got); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/eventttl"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -56,7 +57,7 @@ func TestEventTTL(t *testing.T) {
 	// and scheduled at one instant.
 	settle := func(n int) {
 		t.Helper()
-		eventually(t, "the reconciles to finish", func() error {
+		envtest.Eventually(t, "the reconciles to finish", func() error {
 			return reconciled(m, map[string]int{eventttl.ControllerName: n})
 		})
 	}
@@ -76,7 +77,7 @@ func TestEventTTL(t *testing.T) {
 	exist(t, c, true, once, refreshed, series, newOnce, newSeries)
 
 	fake.Step(time.Second)
-	eventually(t, "the events written once to expire", func() error { return gone(c, once, newOnce) })
+	envtest.Eventually(t, "the events written once to expire", func() error { return gone(c, once, newOnce) })
 	// once expired; refreshed, due then too, was requeued.
 	settle(9)
 	exist(t, c, true, refreshed, series, newSeries)
@@ -84,7 +85,7 @@ func TestEventTTL(t *testing.T) {
 	fake.Step(ttl/2 - time.Second)
 	exist(t, c, true, refreshed, series, newSeries)
 	fake.Step(time.Second)
-	eventually(t, "the refreshed events to expire", func() error { return gone(c, refreshed, series, newSeries) })
+	envtest.Eventually(t, "the refreshed events to expire", func() error { return gone(c, refreshed, series, newSeries) })
 }
 
 // reconciled checks that each controller has finished exactly want
@@ -245,21 +246,6 @@ func newClient(t *testing.T, cfg *rest.Config) *client.Client {
 	c, err := client.New(cfg, client.Options{Logger: slog.New(slog.DiscardHandler)})
 	must(t, err)
 	return c
-}
-
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %v", what, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func must(t *testing.T, err error) {

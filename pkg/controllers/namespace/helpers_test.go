@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -22,6 +21,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -81,23 +81,6 @@ func newClient(t testing.TB, cfg *rest.Config) *client.Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// eventually polls cond until it returns nil, failing the test with
-// its last error after a while.
-func eventually(t testing.TB, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %v", what, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func must(t testing.TB, err error) {
@@ -210,7 +193,7 @@ func partialOf(gvk schema.GroupVersionKind, ns, name string) *metav1.PartialObje
 // waitGone waits until namespace name no longer exists.
 func waitGone(t testing.TB, c *client.Client, name string) {
 	t.Helper()
-	eventually(t, "namespace "+name+" to be gone", func() error {
+	envtest.Eventually(t, "namespace "+name+" to be gone", func() error {
 		err := c.Get(context.Background(), types.NamespacedName{Name: name}, &corev1.Namespace{})
 		if client.IsNotFound(err) {
 			return nil

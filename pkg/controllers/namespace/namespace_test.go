@@ -13,6 +13,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/namespace"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 )
 
 // TestDeleteNamespace deletes a namespace holding 100 objects,
@@ -41,7 +42,7 @@ func TestDeleteNamespace(t *testing.T) {
 	wantFinalizers := fmt.Sprintf("Some content in the namespace has finalizers remaining: %s in %d resource instances", testFinalizer, heldCMs+heldWidgets)
 	wantRemaining := fmt.Sprintf("Some resources are remaining: configmaps. has %d resource instances, widgets.%s has %d resource instances", heldCMs, widgetGVK.Group, heldWidgets)
 	ns := &corev1.Namespace{}
-	eventually(t, "the conditions to report the held objects", func() error {
+	envtest.Eventually(t, "the conditions to report the held objects", func() error {
 		if err := c.Get(ctx, types.NamespacedName{Name: "doomed"}, ns); err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func TestReleasesOnlyItsFinalizer(t *testing.T) {
 	runManager(t, srv.Config, withController(namespace.Options{}))
 
 	must(t, c.Delete(ctx, ns))
-	eventually(t, "the held ConfigMap to be reported", func() error {
+	envtest.Eventually(t, "the held ConfigMap to be reported", func() error {
 		must(t, c.Get(ctx, types.NamespacedName{Name: "kept"}, ns))
 		return wantConditions(ns, map[corev1.NamespaceConditionType]string{
 			corev1.NamespaceFinalizersRemaining: "Some content in the namespace has finalizers remaining: " + testFinalizer + " in 1 resource instances",
@@ -114,7 +115,7 @@ func TestReleasesOnlyItsFinalizer(t *testing.T) {
 	})
 	held, _ := namespace.Condition(ns, corev1.NamespaceFinalizersRemaining)
 	release(t, c, "kept")
-	eventually(t, "the kubernetes finalizer to be released", func() error {
+	envtest.Eventually(t, "the kubernetes finalizer to be released", func() error {
 		must(t, c.Get(ctx, types.NamespacedName{Name: "kept"}, ns))
 		if slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 			return fmt.Errorf("spec.finalizers %v", ns.Spec.Finalizers)
