@@ -25,7 +25,7 @@ import (
 // outlived the CRD.
 func TestDeleteCRD(t *testing.T) {
 	srv := startServer(t)
-	c := newClient(t, srv.Config)
+	c := newClient(t, srv.Config())
 	ctx := context.Background()
 	crd := newCRD("widgets", "Widget", apiextensionsv1.NamespaceScoped)
 	gvk := schema.GroupVersionKind{Group: "test.setpoint.dev", Version: "v1", Kind: "Widget"}
@@ -47,7 +47,7 @@ func TestDeleteCRD(t *testing.T) {
 		}
 		must(t, c.Create(ctx, newObject(otherGVK, ns, "g")))
 	}
-	runManager(t, srv.Config)
+	runManager(t, srv)
 
 	must(t, c.Delete(ctx, crd))
 	var left []metav1.PartialObjectMetadata
@@ -110,7 +110,7 @@ func TestDeleteCRD(t *testing.T) {
 // deletion completed and removes only its own finalizer.
 func TestDeleteClusterScopedCRD(t *testing.T) {
 	srv := startServer(t)
-	c := newClient(t, srv.Config)
+	c := newClient(t, srv.Config())
 	ctx := context.Background()
 	crd := newCRD("gizmos", "Gizmo", apiextensionsv1.ClusterScoped)
 	crd.Finalizers = []string{"test.setpoint.dev/keep"}
@@ -119,7 +119,7 @@ func TestDeleteClusterScopedCRD(t *testing.T) {
 	for i := range 5 {
 		must(t, c.Create(ctx, newObject(gvk, "", fmt.Sprintf("g%d", i))))
 	}
-	runManager(t, srv.Config)
+	runManager(t, srv)
 
 	must(t, c.Delete(ctx, crd))
 	got := &apiextensionsv1.CustomResourceDefinition{}

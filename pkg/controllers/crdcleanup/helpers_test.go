@@ -13,47 +13,29 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/internal/logtest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
 // testFinalizer holds test objects until the test lets them go.
 const testFinalizer = "test.setpoint.dev/hold"
 
-// startServer starts a test server. The server itself no longer
-// cleans up namespaces or CRDs, so whatever cleanup a test sees, the
-// controller under test did.
-func startServer(t testing.TB) *apiservertest.Server {
+// startServer starts a test server without the built-in controllers,
+// so whatever cleanup a test sees, the controller under test did.
+func startServer(t testing.TB) *envtest.Env {
 	t.Helper()
-	return apiservertest.Start(t)
+	return envtest.Start(t, envtest.WithoutControllers())
 }
-
-// logBuffer collects the logs a test checks.
-type logBuffer = logtest.Buffer
 
 // runManager runs a manager with the controller until the test ends,
 // then checks it stopped cleanly and logged no error.
-func runManager(t testing.TB, cfg *rest.Config) {
+func runManager(t testing.TB, env *envtest.Env) {
 	t.Helper()
-	logs := &logBuffer{}
-	m, err := manager.New(cfg, manager.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	must(t, err)
-	must(t, crdcleanup.Setup(m, crdcleanup.Options{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-		if strings.Contains(logs.String(), "level=ERROR") {
-			t.Errorf("the manager logged errors:\n%s", logs)
-		}
-	})
+	env.StartManager(t, func(m *manager.Manager) error {
+		return crdcleanup.Setup(m, crdcleanup.Options{})
+	}, envtest.WithLogs(&envtest.Logs{}, slog.LevelInfo))
 }
 
 func newClient(t testing.TB, cfg *rest.Config) *client.Client {

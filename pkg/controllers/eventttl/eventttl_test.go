@@ -1,13 +1,10 @@
 package eventttl_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
@@ -31,8 +27,8 @@ import (
 // API group wrote them: the controller watches core/v1 Events, which
 // events.k8s.io/v1 ones are too.
 func TestEventTTL(t *testing.T) {
-	srv := apiservertest.Start(t)
-	c := newClient(t, srv.Config)
+	env := envtest.Start(t, envtest.WithoutControllers())
+	c := newClient(t, env.Config())
 	ctx := context.Background()
 	// Past every creationTimestamp the server stamps during the test,
 	// so the timestamps set here are the newest.
@@ -50,7 +46,9 @@ func TestEventTTL(t *testing.T) {
 	for _, ev := range []client.Object{once, refreshed, series, newOnce, newSeries} {
 		must(t, c.Create(ctx, ev))
 	}
-	m := runManager(t, srv.Config, eventttl.Options{TTL: ttl, Clock: fake})
+	m := env.StartManager(t, func(m *manager.Manager) error {
+		return eventttl.Setup(m, eventttl.Options{TTL: ttl, Clock: fake})
+	}, envtest.WithLogs(&envtest.Logs{}, slog.LevelInfo))
 
 	// Time moves only while the controller is idle (it has done the
 	// reconciles the test expects of it), so every requeue is computed
@@ -199,46 +197,6 @@ func get(c *client.Client, ev client.Object) error {
 	default:
 		return c.Get(context.Background(), key, &eventsv1.Event{})
 	}
-}
-
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// runManager runs a manager with the controllers until the test ends,
-// then checks it stopped cleanly and logged no error.
-func runManager(t *testing.T, cfg *rest.Config, opts eventttl.Options) *manager.Manager {
-	t.Helper()
-	logs := &logBuffer{}
-	m, err := manager.New(cfg, manager.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	must(t, err)
-	must(t, eventttl.Setup(m, opts))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-		if strings.Contains(logs.String(), "level=ERROR") {
-			t.Errorf("the manager logged errors:\n%s", logs)
-		}
-	})
-	return m
 }
 
 func newClient(t *testing.T, cfg *rest.Config) *client.Client {
