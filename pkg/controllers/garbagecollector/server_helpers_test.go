@@ -1,7 +1,6 @@
 package garbagecollector_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,10 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/internal/logtest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controllers/garbagecollector"
+	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
 
@@ -46,7 +44,7 @@ var (
 const holdFinalizer = "test.setpoint.dev/hold"
 
 // logBuffer collects the logs a test checks.
-type logBuffer = logtest.Buffer
+type logBuffer = envtest.Logs
 
 // env is a server with the collector running on it.
 type env struct {
@@ -68,9 +66,9 @@ func startEnv(t *testing.T) *env {
 // not nil, before it starts.
 func startEnvWith(t *testing.T, adjust func(*garbagecollector.Runnable)) *env {
 	t.Helper()
-	srv := apiservertest.Start(t)
+	srv := envtest.Start(t, envtest.WithoutControllers())
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := client.New(srv.Config, client.Options{Logger: quiet})
+	c, err := client.New(srv.Config(), client.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,40 +76,20 @@ func startEnvWith(t *testing.T, adjust func(*garbagecollector.Runnable)) *env {
 	e.createCRD(crdFor(widget, "widgets", apiextensionsv1.NamespaceScoped))
 	e.createCRD(crdFor(gadget, "gadgets", apiextensionsv1.ClusterScoped))
 
-	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	m, err := manager.New(srv.Config, manager.Options{Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if adjust == nil {
-		if err := garbagecollector.Setup(m, garbagecollector.Options{Workers: 4}); err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() {
+		if os.Getenv("GC_TEST_LOGS") != "" {
+			t.Logf("collector logs:\n%s", e.logs.String())
 		}
-	} else {
+	})
+	srv.StartManager(t, func(m *manager.Manager) error {
+		if adjust == nil {
+			return garbagecollector.Setup(m, garbagecollector.Options{Workers: 4})
+		}
 		// as Setup makes it
 		r := garbagecollector.NewRunnable(m, garbagecollector.Options{Workers: 4})
 		adjust(r)
-		if err := m.Add(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-		if t.Failed() || os.Getenv("GC_TEST_LOGS") != "" {
-			t.Logf("collector logs:\n%s", e.logs.String())
-		}
-		for line := range strings.SplitSeq(e.logs.String(), "\n") {
-			if strings.Contains(line, "level=ERROR") {
-				t.Errorf("error logged: %s", line)
-			}
-		}
-	})
+		return m.Add(r)
+	}, envtest.WithLogs(e.logs, slog.LevelDebug))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "gc-"}}
 	if err := c.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
