@@ -75,7 +75,8 @@ func Start(t testing.TB, opts ...Option) *Env {
 }
 
 // New starts an environment outside a test (an Example, a TestMain):
-// the caller stops it with Stop. Start is the same for a test.
+// the caller stops it with Stop, or by ending ctx, which bounds the
+// server's life as well as the start. Start is the same for a test.
 func New(ctx context.Context, opts ...Option) (*Env, error) {
 	s := settings{controllers: true}
 	for _, o := range opts {
