@@ -2,15 +2,15 @@ package leaderelection
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/setpoint-dev/setpoint/internal/logtest"
 )
 
 // term is one OnStartedLeading call as a probe saw it.
@@ -108,63 +108,17 @@ func (p *probe) lastNewLeader(id string) string {
 	return ""
 }
 
-// logs collects log records so tests can check levels; a clean run has
-// no ERROR.
-type logs struct {
-	mu   sync.Mutex
-	recs []string
-	errs int
-}
+// logs collects what the elector logs, so a test can check that a clean
+// run logged no ERROR.
+type logs struct{ logtest.Buffer }
 
-func (l *logs) logger() *slog.Logger { return slog.New(&logHandler{l: l}) }
-
-func (l *logs) errors() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.errs
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.recs, "\n")
-}
-
-type logHandler struct {
-	l     *logs
-	attrs []slog.Attr
-}
-
-func (h *logHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h *logHandler) WithGroup(string) slog.Handler            { return h }
-func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &logHandler{l: h.l, attrs: append(append([]slog.Attr(nil), h.attrs...), as...)}
-}
-
-func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", r.Level, r.Message)
-	for _, a := range h.attrs {
-		fmt.Fprintf(&b, " %s", a)
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s", a)
-		return true
-	})
-	h.l.mu.Lock()
-	defer h.l.mu.Unlock()
-	h.l.recs = append(h.l.recs, b.String())
-	if r.Level >= slog.LevelError {
-		h.l.errs++
-	}
-	return nil
-}
+func (l *logs) logger() *slog.Logger { return l.Logger(slog.LevelDebug) }
 
 // checkNoErrors fails t at cleanup if anything logged at ERROR.
 func checkNoErrors(t testing.TB, l *logs) {
 	t.Cleanup(func() {
-		if n := l.errors(); n > 0 {
-			t.Errorf("%d ERROR log record(s); logs:\n%s", n, l)
+		if l.HasErrors() {
+			t.Errorf("ERROR log record(s); logs:\n%s", l)
 		}
 	})
 }
