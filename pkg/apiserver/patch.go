@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 
@@ -125,7 +126,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 func applyPatch(mt string, jp jsonpatch.Patch, body, cur []byte, gvk schema.GroupVersionKind) ([]byte, error) {
 	switch mt {
 	case jsonPatchType:
-		return jp.Apply(cur)
+		return applyJSONPatch(jp, cur)
 	case mergePatchType:
 		return jsonpatch.MergePatch(cur, body)
 	default:
@@ -135,6 +136,19 @@ func applyPatch(mt string, jp jsonpatch.Patch, body, cur []byte, gvk schema.Grou
 		}
 		return strategicpatch.StrategicMergePatch(cur, body, typed)
 	}
+}
+
+// applyJSONPatch applies jp, turning the library's panics into errors:
+// it dereferences an operation's missing value ({"op":"replace",
+// "path":""} without one), and a malformed patch must be refused, not
+// end the request.
+func applyJSONPatch(jp jsonpatch.Patch, cur []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("json patch: %v", p)
+		}
+	}()
+	return jp.Apply(cur)
 }
 
 // errJSONPatchRejected is kube-apiserver's answer to a JSON patch that
