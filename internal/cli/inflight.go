@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 )
 
 // inflightLimits are the server's in-flight limit flags. As with

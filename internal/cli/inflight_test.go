@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 )
 
 // The flags' 0 (no limit, as in kube) becomes Config's negative.

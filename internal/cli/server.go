@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/server"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )

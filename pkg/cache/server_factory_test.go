@@ -7,9 +7,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // TestServerFactoryShares: two consumers of one Source share one

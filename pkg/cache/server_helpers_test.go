@@ -21,7 +21,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
-	"github.com/setpoint-dev/setpoint/pkg/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 

@@ -10,9 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // TestInformerReadsItsOwnWrite writes through the client and reads the

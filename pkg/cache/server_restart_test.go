@@ -15,11 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 

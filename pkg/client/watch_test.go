@@ -11,10 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 )
 
 // next returns the next event, failing the test after a while.

@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // testCluster is a Cluster over a real server: a client and a running

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 )
 
 // Env is a running test environment: a server, the CRDs installed in it,

@@ -6,9 +6,9 @@ import (
 	"log"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // Two replicas compete for one Lease: the first leads; when it stops,

@@ -14,10 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // pods serves Pods from memory and everything else from the real server:

@@ -8,11 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // TestLeaderElectionHandsOver runs two managers for one lease: only the

@@ -8,10 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // An operator: a manager runs a controller that reconciles each

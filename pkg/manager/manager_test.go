@@ -20,12 +20,12 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/internal/logtest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // logBuffer collects the logs a test checks.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 

@@ -1,7 +1,7 @@
 // Package server is Setpoint's composition root: it assembles a whole
 // server (store, credentials, API, compactor and the built-in
 // controllers) from one Config. `setpoint server` is flag parsing around
-// it, the in-process test server (pkg/apiserver/apiservertest) is a
+// it, the in-process test server (pkg/server/apiserver/apiservertest) is a
 // memory-store preset of it, and programs embedding Setpoint use it the
 // same way: New, then Run until the context ends.
 package server
@@ -16,9 +16,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/credentials"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/setpoint-dev/setpoint/internal/logtest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
-	"github.com/setpoint-dev/setpoint/pkg/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/server"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 const (

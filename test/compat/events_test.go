@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // TestEventRecorders runs client-go's two event recorders: tools/record

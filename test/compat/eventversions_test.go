@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // TestEventVersionsShareStorage checks that core/v1 and events.k8s.io/v1

@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 )
 
 // informerEvent is one call of an informer's event handler.

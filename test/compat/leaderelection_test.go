@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // candidate is one leader-election participant.

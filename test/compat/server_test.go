@@ -3,7 +3,7 @@ package compat_test
 import (
 	"testing"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // startServer starts a test server with its built-in controllers, as

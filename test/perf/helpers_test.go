@@ -20,7 +20,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/setpoint-dev/setpoint/pkg/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 )
 
 // requireBench skips a benchmark unless the binary was asked to run

@@ -1,0 +1,156 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+var (
+	crdGR       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+	namespaceGR = schema.GroupResource{Resource: "namespaces"}
+)
+
+func (s *Server) namespaces() (*registry.Resource, bool) {
+	return s.reg.Get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+}
+
+// afterWrite runs once a write is stored, before it is answered. A CRD
+// write waits until the cache has applied it, which is when its
+// resources are served (onCacheEvent), so "create CRD, then create a
+// custom object" works without polling.
+func (s *Server) afterWrite(ctx context.Context, req *request, rev int64) error {
+	if req.res.GroupResource() != crdGR {
+		return nil
+	}
+	if err := s.cache.WaitFor(ctx, rev); err != nil {
+		return toStatus(err, crdGR, req.name)
+	}
+	return nil
+}
+
+// onCacheEvent runs on the watch cache's goroutine after each event, in
+// revision order, before the revision is published. CRDs become served
+// resources here.
+func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
+	if gr != crdGR {
+		return
+	}
+	name := ev.Object.Name
+	if ev.Type == storage.Deleted {
+		s.unserveCRD(name)
+		return
+	}
+	u, err := parseObject(ev.Object.JSON)
+	if err != nil {
+		s.log.Error("unreadable CRD", "name", name, "err", err)
+		return
+	}
+	if u.GetDeletionTimestamp() != nil {
+		// The CRD cleanup controller deletes its objects; no new ones
+		// meanwhile.
+		s.terminating.Store(name, true)
+	} else {
+		s.terminating.Delete(name)
+	}
+	resources, err := registry.FromCRD(u.Object)
+	if err != nil || len(resources) == 0 {
+		s.unserveCRD(name)
+		return
+	}
+	// Every version shares the storage version's cache, whose objects
+	// are pruned and defaulted by that version's schema: a new schema
+	// rebuilds them.
+	stored := storageVersion(u, resources)
+	c, err := s.cache.Add(context.Background(), stored.GroupResource(), s.decoder(stored))
+	if err != nil {
+		s.log.Error("cannot cache custom resource", "crd", name, "err", err)
+		return
+	}
+	if fp := schemaFingerprint(stored); s.cacheSchemaChanged(name, fp) {
+		c.Redecode(s.decoder(stored))
+	}
+	before := s.reg.Owned(name)
+	if conflicts := s.reg.SetOwned(name, resources); len(conflicts) > 0 {
+		s.log.Warn("custom resource names taken", "crd", name, "resource", conflicts[0].GroupVersionResource().String())
+	}
+	s.publishOpenAPI(groupVersionsOf(append(before, resources...))...)
+}
+
+func storageVersion(u *unstructured.Unstructured, resources []*registry.Resource) *registry.Resource {
+	versions, _, _ := unstructured.NestedSlice(u.Object, "spec", "versions")
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if vm["storage"] == true {
+			for _, r := range resources {
+				if r.Version == vm["name"] {
+					return r
+				}
+			}
+		}
+	}
+	return resources[0]
+}
+
+func (s *Server) unserveCRD(name string) {
+	s.cacheSchemas.Delete(name)
+	before := s.reg.Owned(name)
+	defer func() { s.publishOpenAPI(groupVersionsOf(before)...) }()
+	s.terminating.Delete(name)
+	var gr schema.GroupResource
+	if len(before) > 0 {
+		gr = before[0].GroupResource()
+	}
+	s.reg.SetOwned(name, nil)
+	if gr.Resource != "" {
+		s.cache.Remove(gr)
+	}
+}
+
+// serveStoredCRDs serves the CRDs found at startup.
+func (s *Server) serveStoredCRDs() {
+	c, ok := s.cache.Cache(crdGR)
+	if !ok {
+		return
+	}
+	for _, o := range c.List(watchcache.ListOptions{}).Items {
+		s.onCacheEvent(crdGR, &watchcache.Event{Type: storage.Added, Revision: o.Revision, Object: o})
+	}
+}
+
+// refuseIfTerminating refuses new custom objects while their CRD is being
+// deleted, as kube-apiserver does, so cleanup can finish.
+func (s *Server) refuseIfTerminating(gr schema.GroupResource) error {
+	owner, ok := s.reg.Owner(gr)
+	if !ok || owner == "" {
+		return nil
+	}
+	if _, t := s.terminating.Load(owner); t {
+		return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"create not allowed while custom resource definition is terminating")
+	}
+	return nil
+}
+
+// schemaFingerprint identifies what the cache's decoder does to a
+// custom resource's objects: its storage version and that version's
+// schema.
+func schemaFingerprint(res *registry.Resource) string {
+	b, _ := json.Marshal(res.Schema)
+	return res.Version + "\x00" + string(b)
+}
+
+// cacheSchemaChanged records fp as the schema a CRD's cache decodes
+// with and reports whether a cache built for another one exists.
+func (s *Server) cacheSchemaChanged(crd, fp string) bool {
+	prev, had := s.cacheSchemas.Swap(crd, fp)
+	return had && prev.(string) != fp
+}

@@ -1,0 +1,365 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+)
+
+// request is one API request on a resource, parsed from its URL.
+type request struct {
+	res         *registry.Resource
+	verb        string // get, list, watch, create, update, patch, delete, deletecollection
+	namespace   string
+	name        string
+	subresource string
+	query       url.Values
+	// apply marks a server-side apply, which records its managed fields
+	// itself.
+	apply bool
+	// emptyNamespace marks a URL whose namespace segment is empty
+	// (/namespaces//configmaps).
+	emptyNamespace bool
+}
+
+func (s *Server) buildHandler() http.Handler {
+	h := s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
+	if s.cfg.AccessLog {
+		h = s.withAccessLog(h)
+	}
+	return h
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	endpoint, check, health := healthEndpoint(path)
+	if health && check == "" {
+		// Probes answer without credentials, as kube-apiserver's do for
+		// anonymous users, so a supervisor can check the process.
+		s.serveHealth(w, r, endpoint)
+		return
+	}
+	r, ok := s.authenticate(r)
+	if !ok {
+		writeStatus(w, errUnauthorized())
+		return
+	}
+	switch {
+	case health:
+		s.serveHealthCheck(w, r, endpoint, check)
+	case path == "/version" || path == "/version/":
+		s.serveVersion(w, r)
+	case path == "/metrics":
+		s.metrics.Handler().ServeHTTP(w, r)
+	case discovery.Match(path):
+		s.discovery.ServeHTTP(w, r)
+	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):
+		s.openapi.ServeHTTP(w, r)
+	case strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
+		s.serveResource(w, r)
+	default:
+		writeStatus(w, errPathNotFound())
+	}
+}
+
+// serveResource handles every request on a resource or object.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+	req, err := s.parseRequest(r)
+	labels := metrics.Request{Verb: "UNKNOWN"}
+	if req != nil {
+		labels = req.metricLabels(r)
+	}
+	// Watches are observed when they end, over the whole stream, as
+	// kube-apiserver does.
+	defer func() { s.metrics.ObserveRequest(labels, rw.code, time.Since(start)) }()
+	if err != nil {
+		writeStatus(rw, toStatus(err, schema.GroupResource{}, ""))
+		return
+	}
+	release, ok := s.admit(rw, r, req)
+	if !ok {
+		return
+	}
+	defer release()
+	if req.verb != "get" && req.verb != "list" && req.verb != "watch" {
+		r = r.WithContext(withRuleWarnings(r.Context(), rw))
+	}
+	if req.verb == "watch" {
+		end := s.metrics.LongRunning(labels)
+		defer end()
+	}
+	switch req.verb {
+	case "get":
+		err = s.get(rw, r, req)
+	case "list":
+		err = s.list(rw, r, req)
+	case "watch":
+		err = s.watch(rw, r, req)
+	case "create":
+		if req.res.GroupResource() == selfSubjectReviewGR {
+			err = s.selfSubjectReview(rw, r, req)
+			break
+		}
+		err = s.create(rw, r, req)
+	case "update":
+		err = s.update(rw, r, req)
+	case "patch":
+		err = s.patch(rw, r, req)
+	case "delete":
+		err = s.delete(rw, r, req)
+	case "deletecollection":
+		err = s.deleteCollection(rw, r, req)
+	}
+	if err != nil {
+		writeStatus(rw, toStatus(err, req.res.GroupResource(), req.name))
+	}
+}
+
+func (req *request) metricLabels(r *http.Request) metrics.Request {
+	scope := "cluster"
+	switch {
+	case req.name != "" && req.res.Namespaced:
+		scope = "resource"
+	case req.name != "":
+		scope = "resource"
+	case req.namespace != "":
+		scope = "namespace"
+	}
+	return metrics.Request{
+		Verb: strings.ToUpper(req.verb), Group: req.res.Group, Version: req.res.Version,
+		Resource: req.res.Plural, Subresource: req.subresource, Scope: scope,
+		DryRun: req.query.Get("dryRun") != "",
+	}
+}
+
+// parseRequest splits /api/v1/... and /apis/<group>/<version>/... into a
+// request, looking the resource up in the registry.
+func (s *Server) parseRequest(r *http.Request) (*request, error) {
+	parts := splitPath(r.URL.Path)
+	var gv schema.GroupVersion
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		gv.Version = parts[1]
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		gv.Group, gv.Version = parts[1], parts[2]
+		parts = parts[3:]
+	default:
+		return nil, errPathNotFound()
+	}
+	req := &request{query: r.URL.Query()}
+	var resource string
+	switch {
+	case len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize")):
+		req.namespace = parts[1]
+		req.emptyNamespace = parts[1] == ""
+		resource = parts[2]
+		parts = parts[3:]
+	case len(parts) >= 1:
+		resource = parts[0]
+		parts = parts[1:]
+	default:
+		return nil, errPathNotFound()
+	}
+	switch len(parts) {
+	case 0:
+	case 1:
+		req.name = parts[0]
+	case 2:
+		req.name, req.subresource = parts[0], parts[1]
+	default:
+		return nil, errPathNotFound()
+	}
+	if !registry.IsBuiltinGroup(gv.Group) {
+		// Custom resources come and go with CRD writes, which the
+		// registry learns from the watch cache: catch up first, so a
+		// request made after a CRD write (create or delete) was answered
+		// sees it.
+		s.waitRouting(r.Context())
+	}
+	res, ok := s.reg.Get(gv.WithResource(resource))
+	if !ok {
+		return nil, errPathNotFound()
+	}
+	req.res = res
+	if req.namespace != "" && !res.Namespaced {
+		return nil, errPathNotFound()
+	}
+	switch req.subresource {
+	case "":
+	case "status":
+		if !res.StatusSubresource {
+			return nil, errPathNotFound()
+		}
+	case "finalize":
+		if res.GroupResource() != namespaceGR {
+			return nil, errPathNotFound()
+		}
+	case "scale":
+		if res.Scale == nil {
+			return nil, errPathNotFound()
+		}
+	default:
+		return nil, errPathNotFound()
+	}
+	if req.name != "" && res.Namespaced && req.namespace == "" && !req.emptyNamespace {
+		return nil, errPathNotFound()
+	}
+	collection := req.name == ""
+	switch {
+	case r.Method == http.MethodGet && collection && req.query.Get("watch") != "" && req.query.Get("watch") != "false" && req.query.Get("watch") != "0":
+		req.verb = "watch"
+	case r.Method == http.MethodGet && collection:
+		req.verb = "list"
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		req.verb = "get"
+	case r.Method == http.MethodPost && collection:
+		req.verb = "create"
+	case r.Method == http.MethodPut && !collection:
+		req.verb = "update"
+	case r.Method == http.MethodPatch && !collection:
+		req.verb = "patch"
+	case r.Method == http.MethodDelete && collection:
+		req.verb = "deletecollection"
+	case r.Method == http.MethodDelete && req.subresource == "":
+		req.verb = "delete"
+	default:
+		return req, errMethodNotAllowed()
+	}
+	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
+		req.subresource == "finalize" && req.verb != "update" {
+		return req, errMethodNotAllowed()
+	}
+	if !res.Serves(req.verb) || !servedAcrossNamespaces(res, req) {
+		return req, errMethodNotAllowed()
+	}
+	if err := checkEmptyNamespace(res, req); err != nil {
+		return req, err
+	}
+	if err := checkQuery(req.verb, req.query); err != nil {
+		return req, err
+	}
+	if err := checkFieldManager(req); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// servedAcrossNamespaces reports whether a request without a namespace
+// is served: across every namespace a namespaced kind can only be listed
+// and watched, as kube-apiserver routes it.
+func servedAcrossNamespaces(res *registry.Resource, req *request) bool {
+	if !res.Namespaced || req.namespace != "" || req.emptyNamespace {
+		return true
+	}
+	return req.verb == "list" || req.verb == "watch"
+}
+
+// checkEmptyNamespace answers as kube-apiserver does a URL whose
+// namespace segment is empty: it is routed as a namespace, lists and
+// watches every namespace, creates nothing (the object loses its
+// namespace, a 422 in create) and refuses every other verb.
+func checkEmptyNamespace(res *registry.Resource, req *request) error {
+	if !req.emptyNamespace || !res.Namespaced {
+		return nil
+	}
+	switch req.verb {
+	case "list", "watch", "create":
+		return nil
+	}
+	return errBadRequest("Namespace parameter required.")
+}
+
+// waitRouting waits, briefly, until the watch cache has applied every
+// acknowledged write.
+func (s *Server) waitRouting(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, tooLargeWait)
+	defer cancel()
+	_ = s.cache.WaitFresh(ctx)
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// queryParams are the parameters each verb accepts. Anything else is a
+// client mistake worth a 400 rather than silently ignored; "watch" is
+// accepted on lists because client-go sends watch=false on some paths.
+var queryParams = func() map[string]map[string]bool {
+	common := []string{"pretty", "timeout"}
+	listing := []string{"labelSelector", "fieldSelector", "resourceVersion", "resourceVersionMatch", "limit", "continue", "watch", "allowWatchBookmarks", "timeoutSeconds", "sendInitialEvents", "includeObject"}
+	writing := []string{"dryRun", "fieldManager", "fieldValidation"}
+	deleting := []string{"dryRun", "gracePeriodSeconds", "propagationPolicy", "orphanDependents", "ignoreStoreReadErrorWithClusterBreakingPotential"}
+	set := func(lists ...[]string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range lists {
+			for _, p := range l {
+				m[p] = true
+			}
+		}
+		return m
+	}
+	return map[string]map[string]bool{
+		"get":              set(common, []string{"resourceVersion", "includeObject"}),
+		"list":             set(common, listing),
+		"watch":            set(common, listing),
+		"create":           set(common, writing),
+		"update":           set(common, writing),
+		"patch":            set(common, writing, []string{"force"}),
+		"delete":           set(common, deleting),
+		"deletecollection": set(common, deleting, listing),
+	}
+}()
+
+func checkQuery(verb string, q url.Values) error {
+	allowed := queryParams[verb]
+	for k := range q {
+		if !allowed[k] {
+			return errBadRequest("unknown query parameter %q for %s", k, verb)
+		}
+	}
+	return nil
+}
+
+// statusRecorder remembers the response code for metrics and the access
+// log; Flush and Unwrap keep watches streaming and
+// http.ResponseController working through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	code    int
+	written bool
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if !w.written {
+		w.code, w.written = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	w.written = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,161 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+)
+
+const (
+	jsonPatchType      = "application/json-patch+json"
+	mergePatchType     = "application/merge-patch+json"
+	strategicPatchType = "application/strategic-merge-patch+json"
+)
+
+func patchTypes(res *registry.Resource) []string {
+	if res.Typed {
+		return []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
+	}
+	return []string{jsonPatchType, mergePatchType, applyPatchType}
+}
+
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) error {
+	res := req.res
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return errUnsupportedMediaType(ct, patchTypes(res))
+	}
+	switch mt {
+	case jsonPatchType, mergePatchType:
+	case applyPatchType:
+		body, err := readBody(w, r)
+		if err != nil {
+			return err
+		}
+		return s.apply(w, r, req, body)
+	case strategicPatchType:
+		if !res.Typed {
+			return errUnsupportedMediaType(ct, patchTypes(res))
+		}
+	default:
+		return errUnsupportedMediaType(ct, patchTypes(res))
+	}
+	if req.query.Get("force") != "" {
+		return errInvalid(patchOptionsKind, "", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")})
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var jp jsonpatch.Patch
+	if mt == jsonPatchType {
+		if jp, err = jsonpatch.DecodePatch(body); err != nil {
+			return errBadRequest("the JSON patch is not valid: %v", err)
+		}
+		if len(jp) > maxJSONPatchOps {
+			return errRequestTooLarge("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOps, len(jp))
+		}
+	} else {
+		var probe map[string]any
+		if err := unmarshalJSON(body, &probe); err != nil {
+			return errBadRequest("the patch is not a JSON object: %v", err)
+		}
+	}
+	fv, err := parseFieldValidation(req)
+	if err != nil {
+		return err
+	}
+	dryRun, err := parseDryRun(req)
+	if err != nil {
+		return err
+	}
+	if req.subresource == "scale" {
+		return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return patchScale(req, cur, func(scale []byte) ([]byte, error) {
+				return applyPatch(mt, jp, body, scale, scaleGVK)
+			})
+		})
+	}
+	var warned bool
+	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+		curJSON, err := json.Marshal(cur.Object)
+		if err != nil {
+			return nil, errInternal(err)
+		}
+		patched, err := applyPatch(mt, jp, body, curJSON, res.GroupVersionKind())
+		if err != nil && mt == jsonPatchType {
+			return nil, errJSONPatchRejected()
+		}
+		if err != nil {
+			return nil, errUnprocessable(res, req.name, err)
+		}
+		obj, warnings, err := res.Decode(patched, fv)
+		if err != nil {
+			return nil, toStatus(err, res.GroupResource(), req.name)
+		}
+		if !warned {
+			setWarnings(w, warnings)
+			warned = true
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if err := checkTypeMeta(u, res); err != nil {
+			return nil, err
+		}
+		// A resourceVersion the patch leaves as it was is not a
+		// precondition: the patch was applied to the current object.
+		if u.GetResourceVersion() == cur.GetResourceVersion() {
+			u.SetResourceVersion("")
+		}
+		return u, nil
+	})
+}
+
+// applyPatch applies a JSON, merge or strategic merge patch to the JSON
+// of an object of kind gvk.
+func applyPatch(mt string, jp jsonpatch.Patch, body, cur []byte, gvk schema.GroupVersionKind) ([]byte, error) {
+	switch mt {
+	case jsonPatchType:
+		return applyJSONPatch(jp, cur)
+	case mergePatchType:
+		return jsonpatch.MergePatch(cur, body)
+	default:
+		typed, err := registry.Scheme().New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		return strategicpatch.StrategicMergePatch(cur, body, typed)
+	}
+}
+
+// applyJSONPatch applies jp, turning the library's panics into errors:
+// it dereferences an operation's missing value ({"op":"replace",
+// "path":""} without one), and a malformed patch must be refused, not
+// end the request.
+func applyJSONPatch(jp jsonpatch.Patch, cur []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("json patch: %v", p)
+		}
+	}()
+	return jp.Apply(cur)
+}
+
+// errJSONPatchRejected is kube-apiserver's answer to a JSON patch that
+// does not apply, its copies past the copy limit included: a bare 422
+// that names neither the object nor the operation.
+func errJSONPatchRejected() *StatusError {
+	e := newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request")
+	e.Status.Details = &metav1.StatusDetails{}
+	return e
+}

@@ -1,0 +1,134 @@
+// Package controllers runs the API server's built-in controllers, the
+// ones that make its semantics whole: namespace lifecycle, garbage
+// collection, CRD cleanup and event expiry. They are ordinary operators
+// on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
+// to the server over HTTP like any client; pkg/server runs them next to
+// the API, for `setpoint server` and for the test server
+// (apiservertest's BuiltinControllers option).
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/setpoint-dev/setpoint/pkg/manager"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
+)
+
+// The controllers' names, for Options.Disabled and the server's
+// --controllers flag.
+const (
+	Namespace        = "namespace"
+	GarbageCollector = "garbagecollector"
+	CRDCleanup       = "crdcleanup"
+	EventTTL         = "eventttl"
+)
+
+// Names lists every built-in controller.
+func Names() []string { return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL} }
+
+// Options configure the built-in controllers. The zero value runs all of
+// them without leader election.
+type Options struct {
+	// Disabled names controllers not to run.
+	Disabled []string
+	// LeaderElection makes replicas sharing one store take turns: only
+	// the holder of the Lease LeaderElectionNamespace/LeaderElectionID
+	// (default kube-system/setpoint-controllers) runs the controllers.
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	LeaderElectionID        string
+	// Identity names this replica in the lease; empty is the hostname
+	// and a random suffix.
+	Identity string
+	// EventTTL is how long Events live after their last write; 0 is an
+	// hour.
+	EventTTL time.Duration
+	// Logger receives the controllers' logs; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// ParseSelection reads a --controllers value: a comma-separated list
+// where "*" is every controller, "name" enables one and "-name"
+// disables one (as kube-controller-manager reads its flag). It returns
+// the controllers to disable.
+func ParseSelection(s string) ([]string, error) {
+	enabled := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "":
+		case part == "*":
+			for _, n := range Names() {
+				if _, set := enabled[n]; !set {
+					enabled[n] = true
+				}
+			}
+		case strings.HasPrefix(part, "-"):
+			if !slices.Contains(Names(), part[1:]) {
+				return nil, fmt.Errorf("unknown controller %q (have %s)", part[1:], strings.Join(Names(), ", "))
+			}
+			enabled[part[1:]] = false
+		default:
+			if !slices.Contains(Names(), part) {
+				return nil, fmt.Errorf("unknown controller %q (have %s)", part, strings.Join(Names(), ", "))
+			}
+			enabled[part] = true
+		}
+	}
+	var disabled []string
+	for _, n := range Names() {
+		if !enabled[n] {
+			disabled = append(disabled, n)
+		}
+	}
+	return disabled, nil
+}
+
+// Run runs the enabled controllers against the server cfg reaches until
+// ctx ends, then returns nil after a clean stop.
+func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
+	if opts.LeaderElectionNamespace == "" {
+		opts.LeaderElectionNamespace = "kube-system"
+	}
+	if opts.LeaderElectionID == "" {
+		opts.LeaderElectionID = "setpoint-controllers"
+	}
+	m, err := manager.New(cfg, manager.Options{
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		LeaderElectionID:        opts.LeaderElectionID,
+		Identity:                opts.Identity,
+		Logger:                  opts.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	setups := []struct {
+		name  string
+		setup func() error
+	}{
+		{Namespace, func() error { return namespace.Setup(m, namespace.Options{}) }},
+		{GarbageCollector, func() error { return garbagecollector.Setup(m, garbagecollector.Options{}) }},
+		{CRDCleanup, func() error { return crdcleanup.Setup(m, crdcleanup.Options{}) }},
+		{EventTTL, func() error { return eventttl.Setup(m, eventttl.Options{TTL: opts.EventTTL}) }},
+	}
+	for _, s := range setups {
+		if slices.Contains(opts.Disabled, s.name) {
+			continue
+		}
+		if err := s.setup(); err != nil {
+			return fmt.Errorf("controller %s: %w", s.name, err)
+		}
+	}
+	return m.Start(ctx)
+}
