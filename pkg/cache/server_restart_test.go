@@ -19,7 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 

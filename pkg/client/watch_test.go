@@ -14,7 +14,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 // next returns the next event, failing the test after a while.

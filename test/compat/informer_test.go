@@ -21,7 +21,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 // informerEvent is one call of an informer's event handler.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,7 +29,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	res := req.res
 	manager := req.query.Get("fieldManager")
 	if manager == "" {
-		return errInvalid(patchOptionsKind, "", field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")})
+		return apierror.Invalid(patchOptionsKind, "", field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")})
 	}
 	force, err := parseForce(req)
 	if err != nil {
@@ -35,17 +37,17 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	}
 	js, err := yaml.YAMLToJSON(body)
 	if err != nil {
-		return errBadRequest("error decoding YAML: %v", err)
+		return apierror.BadRequest("error decoding YAML: %v", err)
 	}
 	patch := &unstructured.Unstructured{}
 	if err := unmarshalJSON(js, &patch.Object); err != nil || patch.Object == nil {
-		return errBadRequest("the apply patch is not a YAML or JSON object")
+		return apierror.BadRequest("the apply patch is not a YAML or JSON object")
 	}
 	if patch.GetAPIVersion() == "" || patch.GetKind() == "" {
-		return errBadRequest("Object 'apiVersion' and 'Kind' must be set in an apply patch")
+		return apierror.BadRequest("Object 'apiVersion' and 'Kind' must be set in an apply patch")
 	}
 	if n := patch.GetName(); n != "" && n != req.name {
-		return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", n, req.name)
+		return apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", n, req.name)
 	}
 	if req.subresource == "scale" {
 		if patch, err = scaleApplyPatch(res, patch); err != nil {
@@ -57,7 +59,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	}
 	fm, err := s.fields.get(res, req.subresource)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	fv, err := parseFieldValidation(req)
 	if err != nil {
@@ -78,15 +80,15 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 		}
 		u, ok := out.(*unstructured.Unstructured)
 		if !ok {
-			return nil, nil, errInternal(errors.New("field manager returned a typed object"))
+			return nil, nil, apierror.Internal(errors.New("field manager returned a typed object"))
 		}
 		b, err := json.Marshal(u.Object)
 		if err != nil {
-			return nil, nil, errInternal(err)
+			return nil, nil, apierror.Internal(err)
 		}
 		obj, warnings, err := res.Decode(b, fv)
 		if err != nil {
-			return nil, nil, toStatus(err, res.GroupResource(), req.name)
+			return nil, nil, apierror.From(err, res.GroupResource(), req.name)
 		}
 		warnings = append(append([]string(nil), dupWarnings...), warnings...)
 		u = &unstructured.Unstructured{Object: obj}
@@ -111,7 +113,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 			u.SetName(req.name)
 			u.SetResourceVersion("")
 			err = s.createObject(w, r, req, u, warnings)
-			if se := (*StatusError)(nil); !errors.As(err, &se) || se.Status.Reason != metav1.StatusReasonAlreadyExists {
+			if se := (*apierror.StatusError)(nil); !errors.As(err, &se) || se.Status.Reason != metav1.StatusReasonAlreadyExists {
 				return err
 			}
 			// Created meanwhile by someone else: apply to theirs.
@@ -143,7 +145,7 @@ func parseForce(req *request) (bool, error) {
 	case "true":
 		return true, nil
 	default:
-		return false, errBadRequest("force must be true or false, not %q", v)
+		return false, apierror.BadRequest("force must be true or false, not %q", v)
 	}
 }
 
@@ -155,7 +157,7 @@ func applyError(err error) error {
 	if errors.As(err, &as) {
 		st := as.Status()
 		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
-		return &StatusError{Status: st}
+		return &apierror.StatusError{Status: st}
 	}
-	return errBadRequest("%v", err)
+	return apierror.BadRequest("%v", err)
 }

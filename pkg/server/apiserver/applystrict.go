@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
@@ -27,7 +28,7 @@ func applyDuplicateKeys(body []byte, fv registry.FieldValidation) (warnings []st
 		return nil, nil
 	}
 	if fv == registry.FieldStrict {
-		return nil, errBadRequest("error strict decoding YAML: %v", derr)
+		return nil, apierror.BadRequest("error strict decoding YAML: %v", derr)
 	}
 	return yamlWarnings(derr.Error()), nil
 }

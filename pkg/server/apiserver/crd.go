@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -32,7 +34,7 @@ func (s *Server) afterWrite(ctx context.Context, req *request, rev int64) error 
 		return nil
 	}
 	if err := s.cache.WaitFor(ctx, rev); err != nil {
-		return toStatus(err, crdGR, req.name)
+		return apierror.From(err, crdGR, req.name)
 	}
 	return nil
 }
@@ -134,7 +136,7 @@ func (s *Server) refuseIfTerminating(gr schema.GroupResource) error {
 		return nil
 	}
 	if _, t := s.terminating.Load(owner); t {
-		return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		return apierror.New(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 			"create not allowed while custom resource definition is terminating")
 	}
 	return nil

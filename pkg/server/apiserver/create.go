@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,11 +46,11 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 		case req.namespace == "":
 			// An empty namespace segment in the URL: kube-apiserver
 			// clears the object's namespace, then finds it missing.
-			return errInvalid(res.GroupVersionKind().GroupKind(), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
+			return apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
 		case ns == "":
 			u.SetNamespace(req.namespace)
 		case ns != req.namespace:
-			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return apierror.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	} else {
 		u.SetNamespace("")
@@ -60,7 +62,7 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	if res.Strategy != nil {
 		if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
-			return errInvalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+			return apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
 		}
 	}
 	generate := u.GetName() == "" && u.GetGenerateName() != ""
@@ -68,7 +70,7 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 		u.SetName(u.GetGenerateName() + rand.String(5))
 	}
 	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
-		return errInvalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+		return apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
 	}
 	if res.Namespaced {
 		if err := s.checkNamespace(ctx, u.GetNamespace(), gr, u.GetName()); err != nil {
@@ -83,7 +85,7 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 	if dryRun {
 		b, err := storedBytes(u)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		return s.writeObject(w, r, res, http.StatusCreated, b)
 	}
@@ -98,11 +100,11 @@ func (s *Server) createObject(w http.ResponseWriter, r *http.Request, req *reque
 			continue
 		}
 		if err != nil {
-			return toStatus(err, gr, u.GetName())
+			return apierror.From(err, gr, u.GetName())
 		}
 		b, err := servedBytes(u, rev)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		if err := s.afterWrite(ctx, req, rev); err != nil {
 			return err
@@ -139,18 +141,18 @@ func (s *Server) checkNamespace(ctx context.Context, ns string, gr schema.GroupR
 	}
 	kv, err := s.store.Get(ctx, nsRes.Key("", ns))
 	if errors.Is(err, storage.ErrNotFound) {
-		return errNotFound(nsRes.GroupResource(), ns)
+		return apierror.NotFound(nsRes.GroupResource(), ns)
 	}
 	if err != nil {
-		return toStatus(err, nsRes.GroupResource(), ns)
+		return apierror.From(err, nsRes.GroupResource(), ns)
 	}
 	u, err := parseObject(kv.Value)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
 	if u.GetDeletionTimestamp() != nil || phase == "Terminating" {
-		e := newStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
+		e := apierror.New(http.StatusForbidden, metav1.StatusReasonForbidden,
 			"unable to create new content in namespace "+ns+" because it is being terminated")
 		e.Status.Details = &metav1.StatusDetails{Name: name, Kind: gr.String(),
 			Causes: []metav1.StatusCause{{Type: "NamespaceTerminating", Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}}
@@ -163,7 +165,7 @@ func parseDryRun(req *request) (bool, error) {
 	vals := req.query["dryRun"]
 	for _, v := range vals {
 		if v != "All" {
-			return false, errBadRequest("dryRun must be All, not %q", v)
+			return false, apierror.BadRequest("dryRun must be All, not %q", v)
 		}
 	}
 	return len(vals) > 0, nil

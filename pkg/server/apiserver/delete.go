@@ -7,14 +7,16 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -46,21 +48,21 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 		case bodyProtobuf:
 			_, js, err := protobuf.Default().DecodeToJSON(body)
 			if err != nil {
-				return opts, errBadRequest("the body is not valid DeleteOptions: %v", err)
+				return opts, apierror.BadRequest("the body is not valid DeleteOptions: %v", err)
 			}
 			body = js
 		case bodyYAML:
-			return opts, errBadRequest("DeleteOptions must be JSON or protobuf")
+			return opts, apierror.BadRequest("DeleteOptions must be JSON or protobuf")
 		}
 		if err := unmarshalJSON(body, &do); err != nil {
-			return opts, errBadRequest("the body is not valid DeleteOptions: %v", err)
+			return opts, apierror.BadRequest("the body is not valid DeleteOptions: %v", err)
 		}
 	}
 	q := req.query
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
+			return opts, apierror.BadRequest("invalid gracePeriodSeconds %q", v)
 		}
 	}
 	// orphanDependents is deprecated in favour of propagationPolicy, but
@@ -73,7 +75,7 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 		b := v == "true"
 		orphan = &b
 	default:
-		return opts, errBadRequest("invalid orphanDependents %q", v)
+		return opts, apierror.BadRequest("invalid orphanDependents %q", v)
 	}
 	policy := q.Get("propagationPolicy")
 	if do.PropagationPolicy != nil {
@@ -82,10 +84,10 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 	switch metav1.DeletionPropagation(policy) {
 	case "", metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
 	default:
-		return opts, errBadRequest("propagationPolicy must be Orphan, Background or Foreground, not %q", policy)
+		return opts, apierror.BadRequest("propagationPolicy must be Orphan, Background or Foreground, not %q", policy)
 	}
 	if policy != "" && orphan != nil {
-		return opts, errInvalid(schema.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+		return opts, apierror.Invalid(schema.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
 			field.Invalid(field.NewPath("propagationPolicy"), policy, "orphanDependents and propagationPolicy cannot both be set"),
 		})
 	}
@@ -96,7 +98,7 @@ func parseDeleteOptions(w http.ResponseWriter, r *http.Request, req *request) (d
 	}
 	for _, v := range do.DryRun {
 		if v != "All" {
-			return opts, errBadRequest("dryRun must be All, not %q", v)
+			return opts, apierror.BadRequest("dryRun must be All, not %q", v)
 		}
 		dry = true
 	}
@@ -128,7 +130,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, req *request) er
 	}
 	out, err := s.deleteStored(ctx, req.res, kv, opts)
 	if err != nil {
-		return toStatus(err, req.res.GroupResource(), req.name)
+		return apierror.From(err, req.res.GroupResource(), req.name)
 	}
 	if out.gone && req.res.Typed && req.res.GroupResource() != namespaceGR {
 		// Built-in kinds answer an immediate delete with a Status, as
@@ -138,7 +140,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, req *request) er
 	}
 	b, err := servedBytes(out.obj, out.rev)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	return s.writeObject(w, r, req.res, http.StatusOK, b)
 }
@@ -158,14 +160,14 @@ func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv st
 	for attempt := 0; ; attempt++ {
 		u, err := parseObject(kv.Value)
 		if err != nil {
-			return deleted{}, errInternal(err)
+			return deleted{}, apierror.Internal(err)
 		}
 		u.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
 		if opts.uid != nil && *opts.uid != string(u.GetUID()) {
-			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *opts.uid, u.GetUID()))
+			return deleted{}, apierror.Conflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *opts.uid, u.GetUID()))
 		}
 		if opts.resourceVersion != nil && *opts.resourceVersion != u.GetResourceVersion() {
-			return deleted{}, errConflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.resourceVersion, u.GetResourceVersion()))
+			return deleted{}, apierror.Conflict(gr, u.GetName(), fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.resourceVersion, u.GetResourceVersion()))
 		}
 		var out deleted
 		fins, changed := opts.propagation.withGCFinalizers(u)
@@ -187,7 +189,7 @@ func (s *Server) deleteStored(ctx context.Context, res *registry.Resource, kv st
 			}
 			var val []byte
 			if val, err = storedBytes(u); err != nil {
-				return deleted{}, errInternal(err)
+				return deleted{}, apierror.Internal(err)
 			}
 			out.obj = u
 			out.rev, err = s.store.Update(ctx, kv.Key, val, kv.Revision)
@@ -226,7 +228,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *r
 		return err
 	}
 	if err := s.cache.WaitFresh(ctx); err != nil {
-		return toStatus(err, req.res.GroupResource(), "")
+		return apierror.From(err, req.res.GroupResource(), "")
 	}
 	// The selection matches objects as this version serves them; the
 	// stored objects are deleted.
@@ -239,11 +241,11 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *r
 			continue
 		}
 		if err != nil {
-			return toStatus(err, req.res.GroupResource(), o.Name)
+			return apierror.From(err, req.res.GroupResource(), o.Name)
 		}
 		b, err := servedBytes(out.obj, out.rev)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		if b, err = servedVersion(req.res, b); err != nil {
 			return err

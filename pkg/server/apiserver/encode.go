@@ -7,17 +7,19 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 // writeStatus writes an API error as a JSON Status; every client decodes
 // JSON errors whatever it asked for.
-func writeStatus(w http.ResponseWriter, e *StatusError) {
+func writeStatus(w http.ResponseWriter, e *apierror.StatusError) {
 	b, _ := json.Marshal(&e.Status)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -63,12 +65,12 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 	case fmtYAML:
 		contentType = "application/yaml"
 		if body, err = jsonToYAML(obj); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 	case fmtProtobuf:
 		contentType = protobuf.ContentType
 		if body, err = protobuf.Default().EncodeObject(res.GroupVersionKind(), obj); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 	case fmtTable:
 		t, err := s.table(res, [][]byte{obj}, r.URL.Query().Get("includeObject"), true)
@@ -78,12 +80,12 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 		body, _ = json.Marshal(t)
 	case fmtPartial:
 		if body, err = partialObject(obj); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 	case fmtPartialProto:
 		contentType = protobuf.ContentType
 		if body, err = protobuf.Default().EncodeObject(partialGVK, obj); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 	}
 	w.Header().Set("Content-Type", contentType)
@@ -146,7 +148,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 		raw := make([][]byte, len(items))
 		for i, o := range items {
 			if raw[i], err = protoItem(gvk, o); err != nil {
-				return errInternal(err)
+				return apierror.Internal(err)
 			}
 		}
 		w.Header().Set("Content-Type", protobuf.ContentType)
@@ -165,7 +167,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
 		body, err := protobuf.Default().EncodeList(partialListGVK, lm, raw)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		w.Header().Set("Content-Type", protobuf.ContentType)
 		_, _ = w.Write(body)
@@ -197,7 +199,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 			}
 			p, err := partialObject(o.JSON)
 			if err != nil {
-				return errInternal(err)
+				return apierror.Internal(err)
 			}
 			buf.Write(p)
 		}
@@ -209,7 +211,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry
 		_ = s.writeList(&bufferResponse{header: http.Header{}, buf: &buf}, jsonOnly(r), res, items, meta)
 		body, err := jsonToYAML(buf.Bytes())
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		w.Header().Set("Content-Type", "application/yaml")
 		_, _ = w.Write(body)

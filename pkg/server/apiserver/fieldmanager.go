@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -147,11 +149,11 @@ func managerName(r *http.Request, req *request) string {
 func checkFieldManager(req *request) error {
 	m := req.query.Get("fieldManager")
 	if len(m) > maxManagerLength {
-		return errBadRequest("fieldManager: Too long: may not be more than %d bytes", maxManagerLength)
+		return apierror.BadRequest("fieldManager: Too long: may not be more than %d bytes", maxManagerLength)
 	}
 	for _, r := range m {
 		if !unicode.IsPrint(r) {
-			return errBadRequest("fieldManager: Invalid value: %q: must only contain printable characters", m)
+			return apierror.BadRequest("fieldManager: Invalid value: %q: must only contain printable characters", m)
 		}
 	}
 	return nil

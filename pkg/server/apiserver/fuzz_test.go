@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
@@ -33,7 +35,7 @@ func FuzzParseSelection(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ls, fs string) {
 		sel, err := parseSelection(url.Values{"labelSelector": {ls}, "fieldSelector": {fs}}, events)
 		if err != nil {
-			var se *StatusError
+			var se *apierror.StatusError
 			if !asStatus(err, &se) || se.Status.Code != http.StatusBadRequest {
 				t.Fatalf("selector error is not a 400 Status: %v", err)
 			}
@@ -50,8 +52,8 @@ func FuzzParseSelection(f *testing.F) {
 	})
 }
 
-func asStatus(err error, se **StatusError) bool {
-	s, ok := err.(*StatusError)
+func asStatus(err error, se **apierror.StatusError) bool {
+	s, ok := err.(*apierror.StatusError)
 	*se = s
 	return ok
 }

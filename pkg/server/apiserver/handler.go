@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
@@ -49,7 +51,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r, ok := s.authenticate(r)
 	if !ok {
-		writeStatus(w, errUnauthorized())
+		writeStatus(w, apierror.Unauthorized())
 		return
 	}
 	switch {
@@ -66,7 +68,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/apis/"):
 		s.serveResource(w, r)
 	default:
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierror.PathNotFound())
 	}
 }
 
@@ -83,7 +85,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	// kube-apiserver does.
 	defer func() { s.metrics.ObserveRequest(labels, rw.code, time.Since(start)) }()
 	if err != nil {
-		writeStatus(rw, toStatus(err, schema.GroupResource{}, ""))
+		writeStatus(rw, apierror.From(err, schema.GroupResource{}, ""))
 		return
 	}
 	release, ok := s.admit(rw, r, req)
@@ -121,7 +123,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		err = s.deleteCollection(rw, r, req)
 	}
 	if err != nil {
-		writeStatus(rw, toStatus(err, req.res.GroupResource(), req.name))
+		writeStatus(rw, apierror.From(err, req.res.GroupResource(), req.name))
 	}
 }
 
@@ -155,7 +157,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		gv.Group, gv.Version = parts[1], parts[2]
 		parts = parts[3:]
 	default:
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	req := &request{query: r.URL.Query()}
 	var resource string
@@ -169,7 +171,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		resource = parts[0]
 		parts = parts[1:]
 	default:
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	switch len(parts) {
 	case 0:
@@ -178,7 +180,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	case 2:
 		req.name, req.subresource = parts[0], parts[1]
 	default:
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	if !registry.IsBuiltinGroup(gv.Group) {
 		// Custom resources come and go with CRD writes, which the
@@ -189,31 +191,31 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	}
 	res, ok := s.reg.Get(gv.WithResource(resource))
 	if !ok {
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	req.res = res
 	if req.namespace != "" && !res.Namespaced {
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	switch req.subresource {
 	case "":
 	case "status":
 		if !res.StatusSubresource {
-			return nil, errPathNotFound()
+			return nil, apierror.PathNotFound()
 		}
 	case "finalize":
 		if res.GroupResource() != namespaceGR {
-			return nil, errPathNotFound()
+			return nil, apierror.PathNotFound()
 		}
 	case "scale":
 		if res.Scale == nil {
-			return nil, errPathNotFound()
+			return nil, apierror.PathNotFound()
 		}
 	default:
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	if req.name != "" && res.Namespaced && req.namespace == "" && !req.emptyNamespace {
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	collection := req.name == ""
 	switch {
@@ -234,14 +236,14 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	case r.Method == http.MethodDelete && req.subresource == "":
 		req.verb = "delete"
 	default:
-		return req, errMethodNotAllowed()
+		return req, apierror.MethodNotAllowed()
 	}
 	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
 		req.subresource == "finalize" && req.verb != "update" {
-		return req, errMethodNotAllowed()
+		return req, apierror.MethodNotAllowed()
 	}
 	if !res.Serves(req.verb) || !servedAcrossNamespaces(res, req) {
-		return req, errMethodNotAllowed()
+		return req, apierror.MethodNotAllowed()
 	}
 	if err := checkEmptyNamespace(res, req); err != nil {
 		return req, err
@@ -277,7 +279,7 @@ func checkEmptyNamespace(res *registry.Resource, req *request) error {
 	case "list", "watch", "create":
 		return nil
 	}
-	return errBadRequest("Namespace parameter required.")
+	return apierror.BadRequest("Namespace parameter required.")
 }
 
 // waitRouting waits, briefly, until the watch cache has applied every
@@ -329,7 +331,7 @@ func checkQuery(verb string, q url.Values) error {
 	allowed := queryParams[verb]
 	for k := range q {
 		if !allowed[k] {
-			return errBadRequest("unknown query parameter %q for %s", k, verb)
+			return apierror.BadRequest("unknown query parameter %q for %s", k, verb)
 		}
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -152,7 +154,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint st
 func (s *Server) serveHealthCheck(w http.ResponseWriter, r *http.Request, endpoint, name string) {
 	i := slices.IndexFunc(s.healthChecks(endpoint), func(c healthCheck) bool { return c.name == name })
 	if i < 0 {
-		writeStatus(w, errPathNotFound())
+		writeStatus(w, apierror.PathNotFound())
 		return
 	}
 	if err := s.runCheck(r.Context(), s.healthChecks(endpoint)[i]); err != nil {

@@ -3,12 +3,11 @@ package apiserver
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"net/http"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 
 	goyaml "go.yaml.in/yaml/v2"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
@@ -59,7 +58,7 @@ func (s *Server) storable(res *registry.Resource, u *unstructured.Unstructured, 
 	}
 	b, err := storedBytes(st)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierror.Internal(err)
 	}
 	if len(b) <= s.maxObjectBytes() {
 		return b, nil
@@ -68,20 +67,7 @@ func (s *Server) storable(res *registry.Resource, u *unstructured.Unstructured, 
 		u.SetManagedFields(nil)
 		return s.storable(res, u, true)
 	}
-	return nil, errStoreTooLarge()
-}
-
-// errStoreTooLarge is kube-apiserver's answer when etcd refuses an
-// object over its request limit: etcd's error passed on as a 500 with
-// no reason. Clients (Helm among them) look for this message.
-func errStoreTooLarge() *StatusError {
-	return newStatus(http.StatusInternalServerError, metav1.StatusReasonUnknown, "etcdserver: request is too large")
-}
-
-// errRequestTooLarge is kube's 413 for a request over one of its bounds.
-func errRequestTooLarge(format string, args ...any) *StatusError {
-	return newStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-		"Request entity too large: "+fmt.Sprintf(format, args...))
+	return nil, apierror.StoreTooLarge()
 }
 
 // errYAMLTooLarge marks a YAML answer past its bound (yamlBound).

@@ -4,6 +4,8 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
@@ -86,7 +88,7 @@ func negotiate(accept string, res *registry.Resource, t target) (format, error) 
 			}
 		}
 	}
-	return 0, errNotAcceptable(offered)
+	return 0, apierror.NotAcceptable(offered)
 }
 
 // bodyFormat is how a request body is encoded.
@@ -110,7 +112,7 @@ func requestFormat(contentType string, res *registry.Resource) (bodyFormat, erro
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return 0, errUnsupportedMediaType(contentType, accepted)
+		return 0, apierror.UnsupportedMediaType(contentType, accepted)
 	}
 	switch {
 	case mt == "application/json":
@@ -120,5 +122,5 @@ func requestFormat(contentType string, res *registry.Resource) (bodyFormat, erro
 	case mt == protobuf.ContentType && proto:
 		return bodyProtobuf, nil
 	}
-	return 0, errUnsupportedMediaType(contentType, accepted)
+	return 0, apierror.UnsupportedMediaType(contentType, accepted)
 }

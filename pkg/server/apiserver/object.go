@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,8 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 func unmarshalJSON(b []byte, v any) error {
@@ -28,10 +30,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, errRequestTooLarge("limit is %d", maxBodyBytes)
+		return nil, apierror.RequestTooLarge("limit is %d", maxBodyBytes)
 	}
 	if err != nil {
-		return nil, errBadRequest("reading the request body: %v", err)
+		return nil, apierror.BadRequest("reading the request body: %v", err)
 	}
 	return b, nil
 }
@@ -58,7 +60,7 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	obj, warnings, err := req.res.Decode(body, fv)
 	if warnings, err = strictBody(req.res, dup, fv, warnings, err); err != nil {
-		return nil, nil, toStatus(err, req.res.GroupResource(), req.name)
+		return nil, nil, apierror.From(err, req.res.GroupResource(), req.name)
 	}
 	u := &unstructured.Unstructured{Object: obj}
 	if err := checkTypeMeta(u, req.res); err != nil {
@@ -74,16 +76,16 @@ func jsonBody(bf bodyFormat, body []byte, want schema.GroupVersionKind) ([]byte,
 	case bodyYAML:
 		js, err := yaml.YAMLToJSON(body)
 		if err != nil {
-			return nil, errBadRequest("the body is not valid YAML: %v", err)
+			return nil, apierror.BadRequest("the body is not valid YAML: %v", err)
 		}
 		return js, nil
 	case bodyProtobuf:
 		gvk, js, err := protobuf.Default().DecodeToJSON(body)
 		if err != nil {
-			return nil, errBadRequest("the body is not a valid protobuf object: %v", err)
+			return nil, apierror.BadRequest("the body is not a valid protobuf object: %v", err)
 		}
 		if gvk != want {
-			return nil, errBadRequest("the body is a %s, not a %s", gvk, want)
+			return nil, apierror.BadRequest("the body is a %s, not a %s", gvk, want)
 		}
 		return js, nil
 	}
@@ -98,7 +100,7 @@ func checkTypeMeta(u *unstructured.Unstructured, res *registry.Resource) error {
 	default:
 		gv, err := schema.ParseGroupVersion(av)
 		if err != nil || gv.Group != res.Group {
-			return errBadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.APIVersion())
+			return apierror.BadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.APIVersion())
 		}
 		// Another served version of the same resource: objects are not
 		// converted, so serve it under the URL's version.
@@ -109,11 +111,11 @@ func checkTypeMeta(u *unstructured.Unstructured, res *registry.Resource) error {
 		u.SetKind(res.Kind)
 	case res.Kind:
 	default:
-		return errBadRequest("the kind in the data (%s) does not match the expected kind (%s)", k, res.Kind)
+		return apierror.BadRequest("the kind in the data (%s) does not match the expected kind (%s)", k, res.Kind)
 	}
 	if _, ok := u.Object["metadata"]; ok {
 		if _, isMap := u.Object["metadata"].(map[string]any); !isMap {
-			return errBadRequest("metadata must be an object")
+			return apierror.BadRequest("metadata must be an object")
 		}
 	}
 	return nil
@@ -187,5 +189,5 @@ func parseFieldValidation(req *request) (registry.FieldValidation, error) {
 	case registry.FieldIgnore, registry.FieldWarn, registry.FieldStrict:
 		return fv, nil
 	}
-	return "", errBadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
+	return "", apierror.BadRequest("fieldValidation must be one of Ignore, Warn or Strict, not %q", fv)
 }

@@ -6,8 +6,9 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -34,7 +35,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return errUnsupportedMediaType(ct, patchTypes(res))
+		return apierror.UnsupportedMediaType(ct, patchTypes(res))
 	}
 	switch mt {
 	case jsonPatchType, mergePatchType:
@@ -46,13 +47,13 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 		return s.apply(w, r, req, body)
 	case strategicPatchType:
 		if !res.Typed {
-			return errUnsupportedMediaType(ct, patchTypes(res))
+			return apierror.UnsupportedMediaType(ct, patchTypes(res))
 		}
 	default:
-		return errUnsupportedMediaType(ct, patchTypes(res))
+		return apierror.UnsupportedMediaType(ct, patchTypes(res))
 	}
 	if req.query.Get("force") != "" {
-		return errInvalid(patchOptionsKind, "", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")})
+		return apierror.Invalid(patchOptionsKind, "", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")})
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -61,15 +62,15 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	var jp jsonpatch.Patch
 	if mt == jsonPatchType {
 		if jp, err = jsonpatch.DecodePatch(body); err != nil {
-			return errBadRequest("the JSON patch is not valid: %v", err)
+			return apierror.BadRequest("the JSON patch is not valid: %v", err)
 		}
 		if len(jp) > maxJSONPatchOps {
-			return errRequestTooLarge("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOps, len(jp))
+			return apierror.RequestTooLarge("The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOps, len(jp))
 		}
 	} else {
 		var probe map[string]any
 		if err := unmarshalJSON(body, &probe); err != nil {
-			return errBadRequest("the patch is not a JSON object: %v", err)
+			return apierror.BadRequest("the patch is not a JSON object: %v", err)
 		}
 	}
 	fv, err := parseFieldValidation(req)
@@ -91,18 +92,18 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		curJSON, err := json.Marshal(cur.Object)
 		if err != nil {
-			return nil, errInternal(err)
+			return nil, apierror.Internal(err)
 		}
 		patched, err := applyPatch(mt, jp, body, curJSON, res.GroupVersionKind())
 		if err != nil && mt == jsonPatchType {
-			return nil, errJSONPatchRejected()
+			return nil, apierror.JSONPatchRejected()
 		}
 		if err != nil {
-			return nil, errUnprocessable(res, req.name, err)
+			return nil, apierror.Unprocessable(res, req.name, err)
 		}
 		obj, warnings, err := res.Decode(patched, fv)
 		if err != nil {
-			return nil, toStatus(err, res.GroupResource(), req.name)
+			return nil, apierror.From(err, res.GroupResource(), req.name)
 		}
 		if !warned {
 			setWarnings(w, warnings)
@@ -149,13 +150,4 @@ func applyJSONPatch(jp jsonpatch.Patch, cur []byte) (out []byte, err error) {
 		}
 	}()
 	return jp.Apply(cur)
-}
-
-// errJSONPatchRejected is kube-apiserver's answer to a JSON patch that
-// does not apply, its copies past the copy limit included: a bare 422
-// that names neither the object nor the operation.
-func errJSONPatchRejected() *StatusError {
-	e := newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the server rejected our request due to an error in our request")
-	e.Status.Details = &metav1.StatusDetails{}
-	return e
 }

@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -34,10 +36,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 		}
 		o, _ := c.Get(key)
 		if o, err = served(req.res, o); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		if o == nil {
-			return errNotFound(req.res.GroupResource(), req.name)
+			return apierror.NotFound(req.res.GroupResource(), req.name)
 		}
 		return s.writeResult(w, r, req, http.StatusOK, o.JSON)
 	}
@@ -47,7 +49,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 	}
 	o, err := s.servedDecoder(req.res)(kv.Key, kv.Value, kv.Revision)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	return s.writeResult(w, r, req, http.StatusOK, o.JSON)
 }
@@ -73,15 +75,15 @@ func parseSelection(q map[string][]string, res *registry.Resource) (selection, e
 	}
 	ls, err := labels.Parse(get("labelSelector"))
 	if err != nil {
-		return selection{}, errBadRequest("unable to parse requirement: %v", err)
+		return selection{}, apierror.BadRequest("unable to parse requirement: %v", err)
 	}
 	fs, err := fields.ParseSelector(get("fieldSelector"))
 	if err != nil {
-		return selection{}, errBadRequest("invalid field selector: %v", err)
+		return selection{}, apierror.BadRequest("invalid field selector: %v", err)
 	}
 	for _, req := range fs.Requirements() {
 		if !res.HasField(req.Field) {
-			return selection{}, errBadRequest("field label not supported: %s", req.Field)
+			return selection{}, apierror.BadRequest("field label not supported: %s", req.Field)
 		}
 	}
 	return selection{label: ls, field: fs}, nil
@@ -90,7 +92,7 @@ func parseSelection(q map[string][]string, res *registry.Resource) (selection, e
 func parseRV(rv string) (int64, error) {
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil || n < 0 {
-		return 0, errBadRequest("invalid resource version %q", rv)
+		return 0, apierror.BadRequest("invalid resource version %q", rv)
 	}
 	return n, nil
 }
@@ -113,7 +115,7 @@ func parseReadPoint(q map[string][]string) (readPoint, error) {
 	rv, match := get("resourceVersion"), get("resourceVersionMatch")
 	if rv == "" {
 		if match != "" {
-			return readPoint{}, errBadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided")
+			return readPoint{}, apierror.BadRequest("resourceVersionMatch is forbidden unless resourceVersion is provided")
 		}
 		return readPoint{consistent: true}, nil
 	}
@@ -126,11 +128,11 @@ func parseReadPoint(q map[string][]string) (readPoint, error) {
 		return readPoint{notOlder: n}, nil
 	case "Exact":
 		if n == 0 {
-			return readPoint{}, errBadRequest("resourceVersionMatch %q is forbidden for resourceVersion \"0\"", match)
+			return readPoint{}, apierror.BadRequest("resourceVersionMatch %q is forbidden for resourceVersion \"0\"", match)
 		}
 		return readPoint{exact: n}, nil
 	}
-	return readPoint{}, errBadRequest("resourceVersionMatch must be NotOlderThan or Exact, not %q", match)
+	return readPoint{}, apierror.BadRequest("resourceVersionMatch must be NotOlderThan or Exact, not %q", match)
 }
 
 func parseLimit(q map[string][]string) (int, error) {
@@ -140,7 +142,7 @@ func parseLimit(q map[string][]string) (int, error) {
 	}
 	n, err := strconv.Atoi(v[0])
 	if err != nil || n < 0 {
-		return 0, errBadRequest("invalid limit %q", v[0])
+		return 0, apierror.BadRequest("invalid limit %q", v[0])
 	}
 	return n, nil
 }
@@ -148,7 +150,7 @@ func parseLimit(q map[string][]string) (int, error) {
 func (s *Server) cacheFor(res *registry.Resource) (*watchcache.Cache, error) {
 	c, ok := s.cache.Cache(res.StorageResource())
 	if !ok {
-		return nil, errPathNotFound()
+		return nil, apierror.PathNotFound()
 	}
 	return c, nil
 }
@@ -162,7 +164,7 @@ func (s *Server) waitCache(ctx context.Context, rev int64) error {
 	ctx, cancel := context.WithTimeout(ctx, tooLargeWait)
 	defer cancel()
 	if err := s.cache.WaitFor(ctx, rev); err != nil {
-		return errTooLargeRV()
+		return apierror.TooLargeResourceVersion()
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func (s *Server) listObjects(ctx context.Context, req *request, sel selection, l
 	match := servedMatch(req.res, sel)
 	if cont := req.query.Get("continue"); cont != "" {
 		if req.query.Get("resourceVersion") != "" {
-			return nil, listMeta{}, errBadRequest("specifying resource version is not allowed when using continue")
+			return nil, listMeta{}, apierror.BadRequest("specifying resource version is not allowed when using continue")
 		}
 		rev, _, err := storage.DecodeContinue(prefix, cont)
 		if err != nil {
@@ -212,7 +214,7 @@ func (s *Server) listObjects(ctx context.Context, req *request, sel selection, l
 	}
 	if rp.consistent {
 		if err := s.cache.WaitFresh(ctx); err != nil {
-			return nil, listMeta{}, toStatus(err, req.res.GroupResource(), "")
+			return nil, listMeta{}, apierror.From(err, req.res.GroupResource(), "")
 		}
 	} else if err := s.waitCache(ctx, rp.notOlder); err != nil {
 		return nil, listMeta{}, err
@@ -254,7 +256,7 @@ func (s *Server) listStorage(ctx context.Context, res *registry.Resource, prefix
 		for i, kv := range page.Items {
 			o, err := decode(kv.Key, kv.Value, kv.Revision)
 			if err != nil {
-				return nil, listMeta{}, errInternal(err)
+				return nil, listMeta{}, apierror.Internal(err)
 			}
 			if match != nil && !match(o) {
 				continue

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -31,11 +33,11 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, req *reques
 	}
 	u, err := parseObject(obj)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	b, err := json.Marshal(scaleOf(req.res.Scale, u))
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	return s.writeObject(w, r, scaleResource, code, b)
 }
@@ -108,10 +110,10 @@ func (s *Server) updateScale(w http.ResponseWriter, r *http.Request, req *reques
 		Kind       string `json:"kind"`
 	}
 	if err := unmarshalJSON(body, &tm); err != nil {
-		return errBadRequest("the body is not a valid Scale: %v", err)
+		return apierror.BadRequest("the body is not a valid Scale: %v", err)
 	}
 	if (tm.Kind != "" && tm.Kind != scaleGVK.Kind) || (tm.APIVersion != "" && tm.APIVersion != scaleGVK.GroupVersion().String()) {
-		return errBadRequest("the body is a %s %s, not a %s", tm.APIVersion, tm.Kind, scaleGVK)
+		return apierror.BadRequest("the body is a %s %s, not a %s", tm.APIVersion, tm.Kind, scaleGVK)
 	}
 	dryRun, err := parseDryRun(req)
 	if err != nil {
@@ -128,11 +130,11 @@ func patchScale(req *request, cur *unstructured.Unstructured, change func(scale 
 	sc := req.res.Scale
 	curScale, err := json.Marshal(scaleOf(sc, cur))
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierror.Internal(err)
 	}
 	b, err := change(curScale)
 	if err != nil {
-		return nil, errUnprocessable(scaleResource, req.name, err)
+		return nil, apierror.Unprocessable(scaleResource, req.name, err)
 	}
 	var want struct {
 		Metadata struct {
@@ -144,24 +146,24 @@ func patchScale(req *request, cur *unstructured.Unstructured, change func(scale 
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(b, &want); err != nil {
-		return nil, errBadRequest("the body is not a valid Scale: %v", err)
+		return nil, apierror.BadRequest("the body is not a valid Scale: %v", err)
 	}
 	if want.Metadata.Name != "" && want.Metadata.Name != req.name {
-		return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", want.Metadata.Name, req.name)
+		return nil, apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", want.Metadata.Name, req.name)
 	}
 	replicas := int64(0)
 	if want.Spec.Replicas != nil {
 		n, err := strconv.ParseInt(want.Spec.Replicas.String(), 10, 32)
 		if err != nil {
-			return nil, errInvalid(scaleGVK.GroupKind(), req.name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas.String(), "must be an integer")})
+			return nil, apierror.Invalid(scaleGVK.GroupKind(), req.name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), want.Spec.Replicas.String(), "must be an integer")})
 		}
 		replicas = n
 	}
 	if replicas < 0 {
-		return nil, errInvalid(scaleGVK.GroupKind(), req.name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), replicas, "must be greater than or equal to 0")})
+		return nil, apierror.Invalid(scaleGVK.GroupKind(), req.name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), replicas, "must be greater than or equal to 0")})
 	}
 	if err := unstructured.SetNestedField(cur.Object, replicas, splitFieldPath(sc.SpecReplicasPath)...); err != nil {
-		return nil, errInternal(fmt.Errorf("setting %s: %w", sc.SpecReplicasPath, err))
+		return nil, apierror.Internal(fmt.Errorf("setting %s: %w", sc.SpecReplicasPath, err))
 	}
 	// The Scale's resourceVersion is the object's: a precondition if
 	// the client sent one.
@@ -175,7 +177,7 @@ func patchScale(req *request, cur *unstructured.Unstructured, change func(scale 
 // as kube-apiserver records it.
 func scaleApplyPatch(res *registry.Resource, scale *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if gvk := scale.GroupVersionKind(); gvk != scaleGVK {
-		return nil, errBadRequest("the body is a %s, not a %s", gvk, scaleGVK)
+		return nil, apierror.BadRequest("the body is a %s, not a %s", gvk, scaleGVK)
 	}
 	patch := emptyObject(res)
 	patch.SetName(scale.GetName())
@@ -183,7 +185,7 @@ func scaleApplyPatch(res *registry.Resource, scale *unstructured.Unstructured) (
 	patch.SetResourceVersion(scale.GetResourceVersion())
 	if n, ok, _ := unstructured.NestedFieldNoCopy(scale.Object, "spec", "replicas"); ok {
 		if err := unstructured.SetNestedField(patch.Object, n, splitFieldPath(res.Scale.SpecReplicasPath)...); err != nil {
-			return nil, errBadRequest("spec.replicas: %v", err)
+			return nil, apierror.BadRequest("spec.replicas: %v", err)
 		}
 	}
 	return patch, nil

@@ -17,9 +17,9 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 

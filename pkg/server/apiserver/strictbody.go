@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
@@ -43,7 +45,7 @@ func strictBody(res *registry.Resource, dup string, fv registry.FieldValidation,
 		warnings = append(yamlWarnings(dup), warnings...)
 	}
 	if strict != nil {
-		return nil, errBadRequest("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, strict.Error())
+		return nil, apierror.BadRequest("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, strict.Error())
 	}
 	return warnings, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -22,7 +24,7 @@ func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject stri
 	switch includeObject {
 	case "", "Metadata", "None", "Object":
 	default:
-		return nil, errBadRequest("includeObject must be None, Metadata or Object, not %q", includeObject)
+		return nil, apierror.BadRequest("includeObject must be None, Metadata or Object, not %q", includeObject)
 	}
 	cols := tableColumns(res)
 	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []metav1.TableRow{}}
@@ -37,7 +39,7 @@ func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject stri
 	for _, b := range objs {
 		var obj map[string]any
 		if err := unmarshalJSON(b, &obj); err != nil {
-			return nil, errInternal(err)
+			return nil, apierror.Internal(err)
 		}
 		row := metav1.TableRow{Cells: make([]any, len(cols))}
 		for i, c := range cols {
@@ -47,7 +49,7 @@ func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject stri
 		case "", "Metadata":
 			p, err := partialObject(b)
 			if err != nil {
-				return nil, errInternal(err)
+				return nil, apierror.Internal(err)
 			}
 			row.Object = runtime.RawExtension{Raw: p}
 		case "Object":

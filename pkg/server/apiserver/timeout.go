@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -42,7 +44,7 @@ func (s *Server) withRequestTimeout(next http.Handler) http.Handler {
 		}
 		timeout, err := requestTimeout(r.URL.Query(), s.cfg.RequestTimeout)
 		if err != nil {
-			writeStatus(w, errBadRequest("%s - %v", errInvalidTimeout, err))
+			writeStatus(w, apierror.BadRequest("%s - %v", errInvalidTimeout, err))
 			return
 		}
 		deadline := time.Now().Add(timeout)
@@ -254,7 +256,7 @@ func (tw *timeoutWriter) expire(running bool) {
 		panic(http.ErrAbortHandler)
 	}
 	defer tw.mu.Unlock()
-	st := newStatus(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
+	st := apierror.New(http.StatusGatewayTimeout, metav1.StatusReasonTimeout,
 		"Timeout: request did not complete within the allotted timeout")
 	st.Status.Details = &metav1.StatusDetails{}
 	// Like kube-apiserver, the Status goes out as JSON without a declared

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -55,10 +57,10 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		}
 		old, err := parseObject(kv.Value)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		if old.Object, err = res.FromStorage(old.Object); err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		old.SetResourceVersion(strconv.FormatInt(kv.Revision, 10))
 		u, err := desired(old.DeepCopy())
@@ -69,7 +71,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			u = s.track(res, req.subresource, old, u, managerName(r, req))
 		}
 		if u.GetName() != req.name {
-			return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), req.name)
+			return apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), req.name)
 		}
 		switch ns := u.GetNamespace(); {
 		case !res.Namespaced:
@@ -77,11 +79,11 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		case ns == "":
 			u.SetNamespace(req.namespace)
 		case ns != req.namespace:
-			return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return apierror.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 		precondition := u.GetResourceVersion()
 		if precondition != "" && precondition != old.GetResourceVersion() {
-			return errConflict(gr, req.name, staleObject)
+			return apierror.Conflict(gr, req.name, apierror.StaleObject)
 		}
 		next, err := s.prepareUpdate(ctx, res, req.subresource, u, old)
 		if err != nil {
@@ -90,7 +92,7 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 		if sameObject(next, old) || dryRun {
 			b, err := servedBytes(next, kv.Revision)
 			if err != nil {
-				return errInternal(err)
+				return apierror.Internal(err)
 			}
 			return s.writeResult(w, r, req, http.StatusOK, b)
 		}
@@ -109,11 +111,11 @@ func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *reques
 			continue
 		}
 		if err != nil {
-			return toStatus(err, gr, req.name)
+			return apierror.From(err, gr, req.name)
 		}
 		b, err := servedBytes(next, rev)
 		if err != nil {
-			return errInternal(err)
+			return apierror.Internal(err)
 		}
 		if err := s.afterWrite(ctx, req, rev); err != nil {
 			return err
@@ -133,7 +135,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 		if ss, ok := res.Strategy.(registry.StatusStrategy); ok {
 			next = u
 			if errs := ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object)); len(errs) > 0 {
-				return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+				return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
 			}
 			break
 		}
@@ -187,7 +189,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 	now := s.now()
 	if res.Strategy != nil && subresource == "" {
 		if errs := res.Strategy.PrepareForUpdate(now, next.Object, old.Object); len(errs) > 0 {
-			return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
 		}
 	}
 	if res.TracksGeneration {
@@ -209,7 +211,7 @@ func (s *Server) prepareUpdate(ctx context.Context, res *registry.Resource, subr
 		errs = append(errs, res.Validate(ctx, next.Object, old.Object)...)
 	}
 	if len(errs) > 0 {
-		return nil, errInvalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+		return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
 	}
 	return next, nil
 }

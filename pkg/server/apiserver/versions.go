@@ -3,10 +3,12 @@ package apiserver
 import (
 	"encoding/json"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 // A resource's objects are cached once, in their stored form, and served
@@ -67,7 +69,7 @@ func servedList(res *registry.Resource, items []*watchcache.Object) ([]*watchcac
 	for i, o := range items {
 		v, err := served(res, o)
 		if err != nil {
-			return nil, errInternal(err)
+			return nil, apierror.Internal(err)
 		}
 		items[i] = v
 	}
@@ -102,7 +104,7 @@ func (s *Server) servedDecoder(res *registry.Resource) watchcache.DecodeFunc {
 func storageForm(res *registry.Resource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	obj, err := res.ToStorage(u.Object)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierror.Internal(err)
 	}
 	return &unstructured.Unstructured{Object: obj}, nil
 }
@@ -111,7 +113,7 @@ func storageForm(res *registry.Resource, u *unstructured.Unstructured) (*unstruc
 func (ws *watchStream) served(o *watchcache.Object) *watchcache.Object {
 	v, err := served(ws.res, o)
 	if err != nil {
-		ws.err = errInternal(err)
+		ws.err = apierror.Internal(err)
 		return nil
 	}
 	return v
@@ -122,7 +124,7 @@ func (ws *watchStream) served(o *watchcache.Object) *watchcache.Object {
 func (ws *watchStream) servedEvent(ev *watchcache.Event) *watchcache.Event {
 	v, err := servedEvent(ws.res, ev)
 	if err != nil {
-		ws.err = errInternal(err)
+		ws.err = apierror.Internal(err)
 		return nil
 	}
 	return v

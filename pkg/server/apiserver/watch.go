@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -52,7 +54,7 @@ func parseWatch(req *request) (watchParams, error) {
 	if ts := q.Get("timeoutSeconds"); ts != "" {
 		n, err := strconv.ParseInt(ts, 10, 64)
 		if err != nil || n < 0 {
-			return p, errBadRequest("invalid timeoutSeconds %q", ts)
+			return p, apierror.BadRequest("invalid timeoutSeconds %q", ts)
 		}
 		if n > 0 {
 			p.timeout = time.Duration(n) * time.Second
@@ -68,11 +70,11 @@ func parseWatch(req *request) (watchParams, error) {
 	switch sie := q.Get("sendInitialEvents"); sie {
 	case "true", "false":
 		if match != "NotOlderThan" {
-			return p, errBadRequest("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+			return p, apierror.BadRequest("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
 		}
 		if sie == "true" {
 			if !p.bookmarks {
-				return p, errBadRequest("sendInitialEvents requires setting allowWatchBookmarks to true")
+				return p, apierror.BadRequest("sendInitialEvents requires setting allowWatchBookmarks to true")
 			}
 			p.initial, p.endMarker = true, true
 			p.consistent = rv == ""
@@ -80,16 +82,16 @@ func parseWatch(req *request) (watchParams, error) {
 			return p, nil
 		}
 		if rv == "" {
-			return p, errBadRequest("sendInitialEvents=false requires a resourceVersion")
+			return p, apierror.BadRequest("sendInitialEvents=false requires a resourceVersion")
 		}
 		p.after = n
 		return p, nil
 	case "":
 	default:
-		return p, errBadRequest("invalid sendInitialEvents %q", sie)
+		return p, apierror.BadRequest("invalid sendInitialEvents %q", sie)
 	}
 	if match != "" {
-		return p, errBadRequest("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+		return p, apierror.BadRequest("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
 	}
 	switch {
 	case rv == "":
@@ -119,7 +121,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	switch {
 	case p.consistent:
 		if err := s.cache.WaitFresh(ctx); err != nil {
-			return toStatus(err, req.res.GroupResource(), "")
+			return apierror.From(err, req.res.GroupResource(), "")
 		}
 	case p.initial:
 		if err := s.waitCache(ctx, p.notOlder); err != nil {
@@ -137,12 +139,12 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	if errors.Is(err, watchcache.ErrExpired) {
 		// A too-old revision is not an HTTP error: the stream carries one
 		// ERROR event, which client-go turns into a relist.
-		ws.sendStatus(errExpired("too old resource version: " + strconv.FormatInt(p.after, 10) + " (" + strconv.FormatInt(c.Oldest(), 10) + ")"))
+		ws.sendStatus(apierror.Expired("too old resource version: " + strconv.FormatInt(p.after, 10) + " (" + strconv.FormatInt(c.Oldest(), 10) + ")"))
 		ws.flush()
 		return nil
 	}
 	if err != nil {
-		ws.sendStatus(toStatus(err, req.res.GroupResource(), ""))
+		ws.sendStatus(apierror.From(err, req.res.GroupResource(), ""))
 		ws.flush()
 		return nil
 	}
@@ -477,7 +479,7 @@ func (ws *watchStream) sendBookmark(rev int64, end bool) {
 	}
 }
 
-func (ws *watchStream) sendStatus(e *StatusError) {
+func (ws *watchStream) sendStatus(e *apierror.StatusError) {
 	b, _ := json.Marshal(&e.Status)
 	if ws.f == fmtProtobuf || ws.f == fmtPartialProto {
 		pb, err := protobuf.Default().EncodeStatus(&e.Status)

@@ -6,6 +6,8 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
@@ -37,7 +39,7 @@ func negotiateWatch(accept string, res *registry.Resource, watchList bool) (form
 		kept = append(kept, part)
 	}
 	if len(kept) == 0 {
-		return 0, errNotAcceptable(watchListOffered)
+		return 0, apierror.NotAcceptable(watchListOffered)
 	}
 	return negotiate(strings.Join(kept, ","), res, targetWatch)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -39,7 +41,7 @@ func (s *Server) selfSubjectReview(w http.ResponseWriter, r *http.Request, req *
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return errInternal(err)
+		return apierror.Internal(err)
 	}
 	return s.writeObject(w, r, req.res, http.StatusCreated, b)
 }

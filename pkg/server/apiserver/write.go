@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
@@ -21,14 +23,14 @@ func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
 	}
 	var m map[string]any
 	if err := unmarshalJSON(obj, &m); err != nil {
-		return nil, errInternal(err)
+		return nil, apierror.Internal(err)
 	}
 	if m["apiVersion"] == want {
 		return obj, nil
 	}
 	m, err := res.FromStorage(m)
 	if err != nil {
-		return nil, errInternal(err)
+		return nil, apierror.Internal(err)
 	}
 	return json.Marshal(m)
 }

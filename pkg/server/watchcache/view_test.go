@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 // TestView checks that an object's and an event's views are built once

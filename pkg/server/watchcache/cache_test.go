@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/watchcache"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
