@@ -1,53 +1,11 @@
 package apiserver
 
 import (
-	"fmt"
-	"sync"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
-
-// builtinDefinitions caches the OpenAPI definitions of built-in kinds:
-// reflecting over their Go types is the same work for every server.
-var builtinDefinitions sync.Map // schema.GroupVersionKind -> openapi.Resource
-
-// openAPIResource describes res for the OpenAPI documents and for the
-// field manager's type converter.
-func openAPIResource(res *registry.Resource) (openapi.Resource, error) {
-	out := openapi.Resource{
-		GVK: res.GroupVersionKind(), ListKind: res.ListKind, Plural: res.Plural,
-		Namespaced: res.Namespaced, StrategicMerge: res.Typed,
-	}
-	if res.StatusSubresource {
-		out.Subresources = append(out.Subresources, "status")
-	}
-	if res.Scale != nil {
-		out.Subresources = append(out.Subresources, "scale")
-	}
-	if res.Typed {
-		gvk := res.GroupVersionKind()
-		if cached, ok := builtinDefinitions.Load(gvk); ok {
-			c := cached.(openapi.Resource)
-			out.Root, out.Definitions = c.Root, c.Definitions
-			return out, nil
-		}
-		obj, err := registry.Scheme().New(gvk)
-		if err != nil {
-			return out, fmt.Errorf("apiserver: %s has no Go type: %w", gvk, err)
-		}
-		if out.Root, out.Definitions, err = openapi.ForType(gvk, obj); err != nil {
-			return out, err
-		}
-		builtinDefinitions.Store(gvk, out)
-		return out, nil
-	}
-	var err error
-	out.Root, out.Definitions, err = openapi.ForCRD(res.GroupVersionKind(), res.Schema)
-	return out, err
-}
 
 // publishOpenAPI rebuilds what the OpenAPI documents say about the given
 // group-versions from the registry; the documents themselves are
@@ -62,7 +20,7 @@ func (s *Server) publishOpenAPI(gvs ...schema.GroupVersion) {
 		if _, ok := want[gv]; !ok || !res.Stored() {
 			continue
 		}
-		r, err := openAPIResource(res)
+		r, err := openapi.ResourceOf(res)
 		if err != nil {
 			s.log.Warn("resource left out of OpenAPI", "resource", res.GroupVersionResource().String(), "err", err)
 			continue

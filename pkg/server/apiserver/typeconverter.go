@@ -22,7 +22,7 @@ func (f *fieldManagers) typeConverter(res *registry.Resource) (managedfields.Typ
 			if !b.Typed || !b.Stored() {
 				continue
 			}
-			r, err := openAPIResource(b)
+			r, err := openapi.ResourceOf(b)
 			if err != nil {
 				return nil, err
 			}
@@ -43,7 +43,7 @@ func (f *fieldManagers) typeConverter(res *registry.Resource) (managedfields.Typ
 		if other.GroupResource() != res.GroupResource() || other.Schema == nil {
 			continue
 		}
-		r, err := openAPIResource(other)
+		r, err := openapi.ResourceOf(other)
 		if err != nil {
 			return nil, err
 		}
