@@ -3,6 +3,8 @@ package apiserver
 import (
 	"net/http"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/user"
 )
 
 // withAccessLog logs one line per request when it ends (for a watch,
@@ -38,5 +40,5 @@ func (s *Server) userOf(r *http.Request) string {
 			return info.Username
 		}
 	}
-	return anonymous.Username
+	return user.Anonymous.Username
 }

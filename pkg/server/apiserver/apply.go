@@ -2,18 +2,15 @@ package apiserver
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
-
-	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
 const applyPatchType = "application/apply-patch+yaml"
@@ -49,18 +46,6 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	if n := patch.GetName(); n != "" && n != req.name {
 		return apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", n, req.name)
 	}
-	if req.subresource == "scale" {
-		if patch, err = scaleApplyPatch(res, patch); err != nil {
-			return err
-		}
-	}
-	if err := checkTypeMeta(patch, res); err != nil {
-		return err
-	}
-	fm, err := s.fields.get(res, req.subresource)
-	if err != nil {
-		return apierror.Internal(err)
-	}
 	fv, err := parseFieldValidation(req)
 	if err != nil {
 		return err
@@ -70,72 +55,39 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 		return err
 	}
 	dupWarnings, dupErr := applyDuplicateKeys(body, fv)
-	merge := func(live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
-		out, err := fm.Apply(live, patch.DeepCopy(), manager, force)
-		if err != nil {
-			return nil, nil, applyError(err)
-		}
+	var warned bool
+	decode := func(merged map[string]any) (*unstructured.Unstructured, error) {
 		if dupErr != nil {
-			return nil, nil, dupErr
+			return nil, dupErr
 		}
-		u, ok := out.(*unstructured.Unstructured)
-		if !ok {
-			return nil, nil, apierror.Internal(errors.New("field manager returned a typed object"))
-		}
-		b, err := json.Marshal(u.Object)
+		b, err := json.Marshal(merged)
 		if err != nil {
-			return nil, nil, apierror.Internal(err)
+			return nil, apierror.Internal(err)
 		}
 		obj, warnings, err := res.Decode(b, fv)
 		if err != nil {
-			return nil, nil, apierror.From(err, res.GroupResource(), req.name)
-		}
-		warnings = append(append([]string(nil), dupWarnings...), warnings...)
-		u = &unstructured.Unstructured{Object: obj}
-		if err := checkTypeMeta(u, res); err != nil {
-			return nil, nil, err
-		}
-		return u, warnings, nil
-	}
-	req.apply = true
-	if req.subresource == "" {
-		_, err := s.store.Get(r.Context(), res.Key(req.namespace, req.name))
-		if errors.Is(err, storage.ErrNotFound) {
-			live := emptyObject(res)
-			live.SetName(req.name)
-			if res.Namespaced {
-				live.SetNamespace(req.namespace)
-			}
-			u, warnings, err := merge(live)
-			if err != nil {
-				return err
-			}
-			u.SetName(req.name)
-			u.SetResourceVersion("")
-			err = s.createObject(w, r, req, u, warnings)
-			if se := (*apierror.StatusError)(nil); !errors.As(err, &se) || se.Status.Reason != metav1.StatusReasonAlreadyExists {
-				return err
-			}
-			// Created meanwhile by someone else: apply to theirs.
-		}
-	}
-	var warned bool
-	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		u, warnings, err := merge(cur)
-		if err != nil {
-			return nil, err
+			return nil, apierror.From(err, res.GroupResource(), req.name)
 		}
 		if !warned {
-			setWarnings(w, warnings)
+			setWarnings(w, append(append([]string(nil), dupWarnings...), warnings...))
 			warned = true
 		}
-		// The patch is applied to the current object, so its
-		// resourceVersion is no precondition unless the patch set one.
-		if patch.GetResourceVersion() == "" {
-			u.SetResourceVersion("")
+		u := &unstructured.Unstructured{Object: obj}
+		if err := generic.CheckTypeMeta(u, res); err != nil {
+			return nil, err
 		}
 		return u, nil
+	}
+	b, created, err := s.objects.Apply(r.Context(), res, req.namespace, req.name, patch, generic.ApplyOptions{
+		Subresource: req.subresource, Manager: manager, Force: force, DryRun: dryRun, Decode: decode,
 	})
+	if err != nil {
+		return err
+	}
+	if created {
+		return s.writeObject(w, r, res, http.StatusCreated, b)
+	}
+	return s.writeResult(w, r, req, http.StatusOK, b)
 }
 
 func parseForce(req *request) (bool, error) {
@@ -147,17 +99,4 @@ func parseForce(req *request) (bool, error) {
 	default:
 		return false, apierror.BadRequest("force must be true or false, not %q", v)
 	}
-}
-
-// applyError turns the field manager's errors into Statuses: conflicts
-// come as a ready 409 naming each field and its manager; anything else
-// is the patch not fitting the schema.
-func applyError(err error) error {
-	var as interface{ Status() metav1.Status }
-	if errors.As(err, &as) {
-		st := as.Status()
-		st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
-		return &apierror.StatusError{Status: st}
-	}
-	return apierror.BadRequest("%v", err)
 }

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/setpoint-dev/setpoint/pkg/storage"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // systemNamespaces exist on every Kubernetes cluster, and clients assume
@@ -47,39 +46,20 @@ func (s *Server) keepSystemNamespaces(ctx context.Context) {
 // ensureSystemNamespaces creates each system namespace that does not
 // exist.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
-	res, ok := s.namespaces()
+	res, ok := s.reg.Get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	if !ok {
 		return nil
 	}
 	var errs []error
 	for _, name := range systemNamespaces {
-		key := res.Key("", name)
-		if _, err := s.store.Get(ctx, key); err == nil {
-			continue
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			errs = append(errs, err)
-			continue
-		}
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
 		u.SetName(name)
-		now := s.now()
-		prepareCreateMeta(u, now, res.TracksGeneration)
-		if res.Strategy != nil {
-			if fe := res.Strategy.PrepareForCreate(now, u.Object); len(fe) > 0 {
-				errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %v", name, fe.ToAggregate()))
-				continue
-			}
-		}
-		val, err := storedBytes(u)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		switch _, err := s.store.Create(ctx, key, val); {
-		case err == nil:
-			s.log.Info("created system namespace", "namespace", name)
-		case !errors.Is(err, storage.ErrAlreadyExists):
+		created, err := s.objects.EnsureCreated(ctx, res, u)
+		switch {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %w", name, err))
+		case created:
+			s.log.Info("created system namespace", "namespace", name)
 		}
 	}
 	return errors.Join(errs...)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,28 +17,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
-var (
-	crdGR       = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
-	namespaceGR = schema.GroupResource{Resource: "namespaces"}
-)
-
-func (s *Server) namespaces() (*registry.Resource, bool) {
-	return s.reg.Get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
-}
-
-// afterWrite runs once a write is stored, before it is answered. A CRD
-// write waits until the cache has applied it, which is when its
-// resources are served (onCacheEvent), so "create CRD, then create a
-// custom object" works without polling.
-func (s *Server) afterWrite(ctx context.Context, req *request, rev int64) error {
-	if req.res.GroupResource() != crdGR {
-		return nil
-	}
-	if err := s.cache.WaitFor(ctx, rev); err != nil {
-		return apierror.From(err, crdGR, req.name)
-	}
-	return nil
-}
+// crdGR is the resource whose objects the server turns into served
+// resources: the CRD half of the server watches it, as
+// apiextensions-apiserver does; the object path does not know it.
+var crdGR = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 
 // onCacheEvent runs on the watch cache's goroutine after each event, in
 // revision order, before the revision is published. CRDs become served
@@ -51,7 +34,7 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		s.unserveCRD(name)
 		return
 	}
-	u, err := parseObject(ev.Object.JSON)
+	u, err := generic.ParseObject(ev.Object.JSON)
 	if err != nil {
 		s.log.Error("unreadable CRD", "name", name, "err", err)
 		return
@@ -72,13 +55,13 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 	// are pruned and defaulted by that version's schema: a new schema
 	// rebuilds them.
 	stored := storageVersion(u, resources)
-	c, err := s.cache.Add(context.Background(), stored.GroupResource(), s.decoder(stored))
+	c, err := s.cache.Add(context.Background(), stored.GroupResource(), generic.Decoder(stored))
 	if err != nil {
 		s.log.Error("cannot cache custom resource", "crd", name, "err", err)
 		return
 	}
 	if fp := schemaFingerprint(stored); s.cacheSchemaChanged(name, fp) {
-		c.Redecode(s.decoder(stored))
+		c.Redecode(generic.Decoder(stored))
 	}
 	before := s.reg.Owned(name)
 	if conflicts := s.reg.SetOwned(name, resources); len(conflicts) > 0 {
@@ -129,9 +112,10 @@ func (s *Server) serveStoredCRDs() {
 }
 
 // refuseIfTerminating refuses new custom objects while their CRD is being
-// deleted, as kube-apiserver does, so cleanup can finish.
-func (s *Server) refuseIfTerminating(gr schema.GroupResource) error {
-	owner, ok := s.reg.Owner(gr)
+// deleted, as kube-apiserver does, so cleanup can finish: the store's
+// CreateGate.
+func (s *Server) refuseIfTerminating(res *registry.Resource) error {
+	owner, ok := s.reg.Owner(res.GroupResource())
 	if !ok || owner == "" {
 		return nil
 	}

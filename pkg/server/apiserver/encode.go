@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -97,11 +98,7 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 }
 
 // listMeta is what a list response says about itself.
-type listMeta struct {
-	ResourceVersion    string `json:"resourceVersion"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
-}
+type listMeta = generic.ListMeta
 
 // writeList writes a list of served objects. JSON lists are streamed
 // item by item from the cache's bytes, so a large list costs little more

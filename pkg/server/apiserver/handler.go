@@ -19,14 +19,11 @@ import (
 // request is one API request on a resource, parsed from its URL.
 type request struct {
 	res         *registry.Resource
-	verb        string // get, list, watch, create, update, patch, delete, deletecollection
+	verb        registry.Verb
 	namespace   string
 	name        string
-	subresource string
+	subresource registry.Subresource
 	query       url.Values
-	// apply marks a server-side apply, which records its managed fields
-	// itself.
-	apply bool
 	// emptyNamespace marks a URL whose namespace segment is empty
 	// (/namespaces//configmaps).
 	emptyNamespace bool
@@ -93,33 +90,29 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	if req.verb != "get" && req.verb != "list" && req.verb != "watch" {
+	if !req.verb.ReadOnly() {
 		r = r.WithContext(withRuleWarnings(r.Context(), rw))
 	}
-	if req.verb == "watch" {
+	if req.verb == registry.VerbWatch {
 		end := s.metrics.LongRunning(labels)
 		defer end()
 	}
 	switch req.verb {
-	case "get":
+	case registry.VerbGet:
 		err = s.get(rw, r, req)
-	case "list":
+	case registry.VerbList:
 		err = s.list(rw, r, req)
-	case "watch":
+	case registry.VerbWatch:
 		err = s.watch(rw, r, req)
-	case "create":
-		if req.res.GroupResource() == selfSubjectReviewGR {
-			err = s.selfSubjectReview(rw, r, req)
-			break
-		}
+	case registry.VerbCreate:
 		err = s.create(rw, r, req)
-	case "update":
+	case registry.VerbUpdate:
 		err = s.update(rw, r, req)
-	case "patch":
+	case registry.VerbPatch:
 		err = s.patch(rw, r, req)
-	case "delete":
+	case registry.VerbDelete:
 		err = s.delete(rw, r, req)
-	case "deletecollection":
+	case registry.VerbDeleteCollection:
 		err = s.deleteCollection(rw, r, req)
 	}
 	if err != nil {
@@ -138,8 +131,8 @@ func (req *request) metricLabels(r *http.Request) metrics.Request {
 		scope = "namespace"
 	}
 	return metrics.Request{
-		Verb: strings.ToUpper(req.verb), Group: req.res.Group, Version: req.res.Version,
-		Resource: req.res.Plural, Subresource: req.subresource, Scope: scope,
+		Verb: strings.ToUpper(string(req.verb)), Group: req.res.Group, Version: req.res.Version,
+		Resource: req.res.Plural, Subresource: string(req.subresource), Scope: scope,
 		DryRun: req.query.Get("dryRun") != "",
 	}
 }
@@ -178,7 +171,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	case 1:
 		req.name = parts[0]
 	case 2:
-		req.name, req.subresource = parts[0], parts[1]
+		req.name, req.subresource = parts[0], registry.Subresource(parts[1])
 	default:
 		return nil, apierror.PathNotFound()
 	}
@@ -197,21 +190,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if req.namespace != "" && !res.Namespaced {
 		return nil, apierror.PathNotFound()
 	}
-	switch req.subresource {
-	case "":
-	case "status":
-		if !res.StatusSubresource {
-			return nil, apierror.PathNotFound()
-		}
-	case "finalize":
-		if res.GroupResource() != namespaceGR {
-			return nil, apierror.PathNotFound()
-		}
-	case "scale":
-		if res.Scale == nil {
-			return nil, apierror.PathNotFound()
-		}
-	default:
+	if !res.ServesSubresource(req.subresource) {
 		return nil, apierror.PathNotFound()
 	}
 	if req.name != "" && res.Namespaced && req.namespace == "" && !req.emptyNamespace {
@@ -220,29 +199,29 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	collection := req.name == ""
 	switch {
 	case r.Method == http.MethodGet && collection && req.query.Get("watch") != "" && req.query.Get("watch") != "false" && req.query.Get("watch") != "0":
-		req.verb = "watch"
+		req.verb = registry.VerbWatch
 	case r.Method == http.MethodGet && collection:
-		req.verb = "list"
+		req.verb = registry.VerbList
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
-		req.verb = "get"
+		req.verb = registry.VerbGet
 	case r.Method == http.MethodPost && collection:
-		req.verb = "create"
+		req.verb = registry.VerbCreate
 	case r.Method == http.MethodPut && !collection:
-		req.verb = "update"
+		req.verb = registry.VerbUpdate
 	case r.Method == http.MethodPatch && !collection:
-		req.verb = "patch"
+		req.verb = registry.VerbPatch
 	case r.Method == http.MethodDelete && collection:
-		req.verb = "deletecollection"
-	case r.Method == http.MethodDelete && req.subresource == "":
-		req.verb = "delete"
+		req.verb = registry.VerbDeleteCollection
+	case r.Method == http.MethodDelete && req.subresource == registry.SubresourceNone:
+		req.verb = registry.VerbDelete
 	default:
 		return req, apierror.MethodNotAllowed()
 	}
-	if req.subresource != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" ||
-		req.subresource == "finalize" && req.verb != "update" {
+	if req.subresource != registry.SubresourceNone && req.verb != registry.VerbGet && req.verb != registry.VerbUpdate && req.verb != registry.VerbPatch ||
+		req.subresource == registry.SubresourceFinalize && req.verb != registry.VerbUpdate {
 		return req, apierror.MethodNotAllowed()
 	}
-	if !res.Serves(req.verb) || !servedAcrossNamespaces(res, req) {
+	if !res.Serves(string(req.verb)) || !servedAcrossNamespaces(res, req) {
 		return req, apierror.MethodNotAllowed()
 	}
 	if err := checkEmptyNamespace(res, req); err != nil {
@@ -264,7 +243,7 @@ func servedAcrossNamespaces(res *registry.Resource, req *request) bool {
 	if !res.Namespaced || req.namespace != "" || req.emptyNamespace {
 		return true
 	}
-	return req.verb == "list" || req.verb == "watch"
+	return req.verb == registry.VerbList || req.verb == registry.VerbWatch
 }
 
 // checkEmptyNamespace answers as kube-apiserver does a URL whose
@@ -276,7 +255,7 @@ func checkEmptyNamespace(res *registry.Resource, req *request) error {
 		return nil
 	}
 	switch req.verb {
-	case "list", "watch", "create":
+	case registry.VerbList, registry.VerbWatch, registry.VerbCreate:
 		return nil
 	}
 	return apierror.BadRequest("Namespace parameter required.")
@@ -301,7 +280,7 @@ func splitPath(p string) []string {
 // queryParams are the parameters each verb accepts. Anything else is a
 // client mistake worth a 400 rather than silently ignored; "watch" is
 // accepted on lists because client-go sends watch=false on some paths.
-var queryParams = func() map[string]map[string]bool {
+var queryParams = func() map[registry.Verb]map[string]bool {
 	common := []string{"pretty", "timeout"}
 	listing := []string{"labelSelector", "fieldSelector", "resourceVersion", "resourceVersionMatch", "limit", "continue", "watch", "allowWatchBookmarks", "timeoutSeconds", "sendInitialEvents", "includeObject"}
 	writing := []string{"dryRun", "fieldManager", "fieldValidation"}
@@ -315,19 +294,19 @@ var queryParams = func() map[string]map[string]bool {
 		}
 		return m
 	}
-	return map[string]map[string]bool{
-		"get":              set(common, []string{"resourceVersion", "includeObject"}),
-		"list":             set(common, listing),
-		"watch":            set(common, listing),
-		"create":           set(common, writing),
-		"update":           set(common, writing),
-		"patch":            set(common, writing, []string{"force"}),
-		"delete":           set(common, deleting),
-		"deletecollection": set(common, deleting, listing),
+	return map[registry.Verb]map[string]bool{
+		registry.VerbGet:              set(common, []string{"resourceVersion", "includeObject"}),
+		registry.VerbList:             set(common, listing),
+		registry.VerbWatch:            set(common, listing),
+		registry.VerbCreate:           set(common, writing),
+		registry.VerbUpdate:           set(common, writing),
+		registry.VerbPatch:            set(common, writing, []string{"force"}),
+		registry.VerbDelete:           set(common, deleting),
+		registry.VerbDeleteCollection: set(common, deleting, listing),
 	}
 }()
 
-func checkQuery(verb string, q url.Values) error {
+func checkQuery(verb registry.Verb, q url.Values) error {
 	allowed := queryParams[verb]
 	for k := range q {
 		if !allowed[k] {

@@ -72,7 +72,7 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 
 // checkStorage reads one key: reaching the store is what counts.
 func (s *Server) checkStorage(ctx context.Context) error {
-	if _, err := s.store.Get(ctx, healthProbeKey); err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if _, err := s.storage.Get(ctx, healthProbeKey); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	return nil

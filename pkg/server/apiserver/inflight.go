@@ -9,6 +9,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
+	"github.com/setpoint-dev/setpoint/pkg/server/user"
 )
 
 // Default in-flight limits. The first two are kube-apiserver's
@@ -156,18 +157,14 @@ func (s *Server) tooManyRequests(w http.ResponseWriter, req *request, mutating b
 	http.Error(w, tooManyRequestsMessage, http.StatusTooManyRequests)
 }
 
-// userKey keys the authenticated user in a request's context.
-type userKey struct{}
-
 func withUser(ctx context.Context, u authenticationv1.UserInfo) context.Context {
-	return context.WithValue(ctx, userKey{}, u)
+	return user.WithInfo(ctx, u)
 }
 
 // userFrom returns the request's authenticated user, if the server knows
 // who it is.
 func userFrom(ctx context.Context) (authenticationv1.UserInfo, bool) {
-	u, ok := ctx.Value(userKey{}).(authenticationv1.UserInfo)
-	return u, ok
+	return user.From(ctx)
 }
 
 func isLoopback(ctx context.Context) bool {

@@ -1,24 +1,20 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
-	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
 func unmarshalJSON(b []byte, v any) error {
@@ -63,7 +59,7 @@ func (s *Server) decodeObject(w http.ResponseWriter, r *http.Request, req *reque
 		return nil, nil, apierror.From(err, req.res.GroupResource(), req.name)
 	}
 	u := &unstructured.Unstructured{Object: obj}
-	if err := checkTypeMeta(u, req.res); err != nil {
+	if err := generic.CheckTypeMeta(u, req.res); err != nil {
 		return nil, nil, err
 	}
 	return u, warnings, nil
@@ -90,93 +86,6 @@ func jsonBody(bf bodyFormat, body []byte, want schema.GroupVersionKind) ([]byte,
 		return js, nil
 	}
 	return body, nil
-}
-
-func checkTypeMeta(u *unstructured.Unstructured, res *registry.Resource) error {
-	switch av := u.GetAPIVersion(); av {
-	case "":
-		u.SetAPIVersion(res.APIVersion())
-	case res.APIVersion():
-	default:
-		gv, err := schema.ParseGroupVersion(av)
-		if err != nil || gv.Group != res.Group {
-			return apierror.BadRequest("the API version in the data (%s) does not match the expected API version (%s)", av, res.APIVersion())
-		}
-		// Another served version of the same resource: objects are not
-		// converted, so serve it under the URL's version.
-		u.SetAPIVersion(res.APIVersion())
-	}
-	switch k := u.GetKind(); k {
-	case "":
-		u.SetKind(res.Kind)
-	case res.Kind:
-	default:
-		return apierror.BadRequest("the kind in the data (%s) does not match the expected kind (%s)", k, res.Kind)
-	}
-	if _, ok := u.Object["metadata"]; ok {
-		if _, isMap := u.Object["metadata"].(map[string]any); !isMap {
-			return apierror.BadRequest("metadata must be an object")
-		}
-	}
-	return nil
-}
-
-// validateMeta applies the generic metadata rules: name, namespace,
-// labels, annotations, finalizers and owner references.
-func validateMeta(u *unstructured.Unstructured, res *registry.Resource) field.ErrorList {
-	nameFn := apivalidation.NameIsDNSSubdomain
-	if res.NameIsLabel {
-		nameFn = apivalidation.NameIsDNSLabel
-	}
-	return apivalidation.ValidateObjectMetaAccessor(u, res.Namespaced, nameFn, field.NewPath("metadata"))
-}
-
-// storedBytes encodes an object for storage: without resourceVersion,
-// which is the storage revision and is added when served.
-func storedBytes(u *unstructured.Unstructured) ([]byte, error) {
-	meta, _ := u.Object["metadata"].(map[string]any)
-	rv, had := meta["resourceVersion"]
-	delete(meta, "resourceVersion")
-	b, err := json.Marshal(u.Object)
-	if had {
-		meta["resourceVersion"] = rv
-	}
-	return b, err
-}
-
-// servedBytes encodes an object as served at revision rev.
-func servedBytes(u *unstructured.Unstructured, rev int64) ([]byte, error) {
-	u.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return json.Marshal(u.Object)
-}
-
-// decoder builds the watch cache's objects for a resource.
-func (s *Server) decoder(res *registry.Resource) watchcache.DecodeFunc {
-	return func(key string, value []byte, rev int64) (*watchcache.Object, error) {
-		var obj map[string]any
-		if err := unmarshalJSON(value, &obj); err != nil {
-			return nil, err
-		}
-		res.NormalizeStored(obj)
-		u := &unstructured.Unstructured{Object: obj}
-		b, err := servedBytes(u, rev)
-		if err != nil {
-			return nil, err
-		}
-		return &watchcache.Object{
-			Key: key, Namespace: u.GetNamespace(), Name: u.GetName(), Revision: rev, APIVersion: u.GetAPIVersion(),
-			Labels: u.GetLabels(), Fields: res.FieldSet(obj), JSON: b,
-		}, nil
-	}
-}
-
-// parseObject reads served or stored JSON back into unstructured form.
-func parseObject(b []byte) (*unstructured.Unstructured, error) {
-	var obj map[string]any
-	if err := unmarshalJSON(b, &obj); err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: obj}, nil
 }
 
 // parseFieldValidation reads fieldValidation; kube-apiserver's default is

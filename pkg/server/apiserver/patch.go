@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -81,12 +82,10 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
-	if req.subresource == "scale" {
-		return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-			return patchScale(req, cur, func(scale []byte) ([]byte, error) {
-				return applyPatch(mt, jp, body, scale, scaleGVK)
-			})
-		})
+	if req.subresource == registry.SubresourceScale {
+		return s.writeUpdate(w, r, req, dryRun, generic.DesiredScale(res, req.name, func(scale []byte) ([]byte, error) {
+			return applyPatch(mt, jp, body, scale, generic.ScaleGVK)
+		}))
 	}
 	var warned bool
 	return s.writeUpdate(w, r, req, dryRun, func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
@@ -110,7 +109,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 			warned = true
 		}
 		u := &unstructured.Unstructured{Object: obj}
-		if err := checkTypeMeta(u, res); err != nil {
+		if err := generic.CheckTypeMeta(u, res); err != nil {
 			return nil, err
 		}
 		// A resourceVersion the patch leaves as it was is not a

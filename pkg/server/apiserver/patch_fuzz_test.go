@@ -84,7 +84,7 @@ func FuzzPatch(f *testing.F) {
 			}
 		}
 		for _, key := range []string{cms.Key("demo", "c"), gizmo.Key("demo", "g")} {
-			kv, err := srv.store.Get(t.Context(), key)
+			kv, err := srv.storage.Get(t.Context(), key)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -85,7 +86,8 @@ type Authenticator interface {
 // Server serves the Kubernetes API for a registry over storage.
 type Server struct {
 	cfg       Config
-	store     storage.Interface
+	storage   storage.Interface
+	objects   *generic.Store
 	reg       *registry.Registry
 	cache     *watchcache.Store
 	discovery *discovery.Handler
@@ -93,7 +95,6 @@ type Server struct {
 	log       *slog.Logger
 	now       func() time.Time
 	handler   http.Handler
-	fields    fieldManagers
 	openapi   *openapi.Service
 	inflight  *inflight
 
@@ -144,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	probe := newLogProbe(cfg.Logger.Handler())
 	s := &Server{
-		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
+		cfg: cfg, storage: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
 		discovery:    discovery.New(cfg.Registry),
 		metrics:      metrics.New(),
 		ready:        make(chan struct{}),
@@ -152,17 +153,20 @@ func New(cfg Config) (*Server, error) {
 		logProbe:     probe,
 		inflight:     newInflight(cfg),
 	}
-	s.fields.s = s
 	s.openapi = openapi.NewService()
 	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: s.log, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})
+	s.objects = generic.New(generic.Config{
+		Storage: cfg.Storage, Registry: cfg.Registry, Cache: s.cache, Now: cfg.Now, Logger: s.log,
+		MaxObjectBytes: cfg.MaxObjectBytes, CreateGate: s.refuseIfTerminating,
+	})
 	ctx := context.Background()
 	for _, res := range s.reg.Resources() {
 		if !res.Stored() || res.StorageResource() != res.GroupResource() {
 			// Resources kept in another's storage share its cache.
 			continue
 		}
-		if _, err := s.cache.Add(ctx, res.GroupResource(), s.decoder(res)); err != nil {
+		if _, err := s.cache.Add(ctx, res.GroupResource(), generic.Decoder(res)); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -35,7 +36,7 @@ func TestServedViews(t *testing.T) {
 	stored := `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e","namespace":"ns"},` +
 		`"involvedObject":{"kind":"Pod","name":"p"},"message":"hi","reason":"Started","type":"Normal",` +
 		`"source":{},"reportingComponent":"ctrl","reportingInstance":"i","eventTime":"2026-01-02T03:04:05.000000Z"}`
-	o, err := (&Server{}).decoder(core)(core.Key("ns", "e"), []byte(stored), 7)
+	o, err := generic.Decoder(core)(core.Key("ns", "e"), []byte(stored), 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestServedViews(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := served(tt.res, o)
+			v, err := generic.Served(tt.res, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,15 +68,15 @@ func TestServedViews(t *testing.T) {
 					t.Errorf("field %s = %q, want %q", f, got, want)
 				}
 			}
-			if again, _ := served(tt.res, o); again != v {
+			if again, _ := generic.Served(tt.res, o); again != v {
 				t.Error("a second read built another view")
 			}
 			ev := &watchcache.Event{Type: storage.Added, Revision: 7, Object: o}
-			e1, err := servedEvent(tt.res, ev)
+			e1, err := generic.ServedEvent(tt.res, ev)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e2, _ := servedEvent(tt.res, ev); e2 != e1 || e1.Object != v {
+			if e2, _ := generic.ServedEvent(tt.res, ev); e2 != e1 || e1.Object != v {
 				t.Error("the event's view is not shared, or not of the object's view")
 			}
 			if (tt.res == core) != (e1 == ev) {
@@ -84,7 +85,7 @@ func TestServedViews(t *testing.T) {
 		})
 	}
 
-	v, _ := served(events, o)
+	v, _ := generic.Served(events, o)
 	pb, err := protoItem(events.GroupVersionKind(), v)
 	if err != nil {
 		t.Fatal(err)

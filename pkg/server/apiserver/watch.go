@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -113,41 +114,29 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
-	c, err := s.cacheFor(req.res)
+	ctx := r.Context()
+	watcher, err := s.objects.Watch(ctx, req.res, req.namespace, generic.WatchOptions{
+		ReadPoint: generic.ReadPoint{Consistent: p.consistent, NotOlder: p.notOlder}, Initial: p.initial, After: p.after,
+	})
+	ws := &watchStream{s: s, res: req.res, w: w, rc: http.NewResponseController(w), f: f, sel: p.sel,
+		includeObject: req.query.Get("includeObject")}
+	var started *generic.WatchError
+	if errors.As(err, &started) {
+		ws.start()
+		if errors.Is(err, watchcache.ErrExpired) {
+			// A too-old revision is not an HTTP error: the stream carries
+			// one ERROR event, which client-go turns into a relist.
+			ws.sendStatus(apierror.Expired("too old resource version: " + strconv.FormatInt(started.Requested, 10) + " (" + strconv.FormatInt(started.Oldest, 10) + ")"))
+		} else {
+			ws.sendStatus(apierror.From(started.Err, req.res.GroupResource(), ""))
+		}
+		ws.flush()
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	switch {
-	case p.consistent:
-		if err := s.cache.WaitFresh(ctx); err != nil {
-			return apierror.From(err, req.res.GroupResource(), "")
-		}
-	case p.initial:
-		if err := s.waitCache(ctx, p.notOlder); err != nil {
-			return err
-		}
-	default:
-		if err := s.waitCache(ctx, p.after); err != nil {
-			return err
-		}
-	}
-	ws := &watchStream{s: s, res: req.res, w: w, rc: http.NewResponseController(w), f: f, sel: p.sel,
-		includeObject: req.query.Get("includeObject")}
-	watcher, err := c.Watch(watchcache.WatchOptions{Namespace: nsIf(req), Initial: p.initial, After: p.after})
 	ws.start()
-	if errors.Is(err, watchcache.ErrExpired) {
-		// A too-old revision is not an HTTP error: the stream carries one
-		// ERROR event, which client-go turns into a relist.
-		ws.sendStatus(apierror.Expired("too old resource version: " + strconv.FormatInt(p.after, 10) + " (" + strconv.FormatInt(c.Oldest(), 10) + ")"))
-		ws.flush()
-		return nil
-	}
-	if err != nil {
-		ws.sendStatus(apierror.From(err, req.res.GroupResource(), ""))
-		ws.flush()
-		return nil
-	}
 	defer watcher.Stop()
 	for _, o := range watcher.Initial {
 		if o = ws.served(o); o != nil && (p.sel.empty() || p.sel.matches(o)) {
@@ -271,11 +260,7 @@ func (ws *watchStream) sendEvent(ev *watchcache.Event) {
 			ws.send("ADDED", ev.Object, ev, memoSlot(storage.Added, false))
 		case old:
 			left, err := ev.Memo(memoLeft, func() ([]byte, error) {
-				u, err := parseObject(ev.Prev.JSON)
-				if err != nil {
-					return nil, err
-				}
-				return servedBytes(u, ev.Revision)
+				return generic.AtRevision(ev.Prev.JSON, ev.Revision)
 			})
 			if err != nil {
 				ws.err = err

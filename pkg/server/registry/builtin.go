@@ -97,7 +97,7 @@ func Builtin() []*Resource {
 			// (kubectl auth whoami).
 			Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview", ListKind: "SelfSubjectReviewList",
 			Plural: "selfsubjectreviews", Singular: "selfsubjectreview",
-			Typed: true, Verbs: []string{"create"},
+			Typed: true, Verbs: []string{"create"}, Strategy: selfSubjectReviewStrategy{},
 		},
 	}
 }

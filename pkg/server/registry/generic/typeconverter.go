@@ -1,4 +1,4 @@
-package apiserver
+package generic
 
 import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -39,7 +39,7 @@ func (f *fieldManagers) typeConverter(res *registry.Resource) (managedfields.Typ
 		return managedfields.NewDeducedTypeConverter(), nil
 	}
 	var rs []openapi.Resource
-	for _, other := range f.s.reg.Resources() {
+	for _, other := range f.reg.Resources() {
 		if other.GroupResource() != res.GroupResource() || other.Schema == nil {
 			continue
 		}

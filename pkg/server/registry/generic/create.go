@@ -1,0 +1,203 @@
+package generic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/storage"
+)
+
+// generateNameAttempts is how often a create with generateName retries a
+// name that is taken before giving up with AlreadyExists.
+const generateNameAttempts = 8
+
+// CreateOptions are a create's options.
+type CreateOptions struct {
+	DryRun bool
+	// FieldManager is who the object's fields are recorded under.
+	FieldManager string
+	// EmptyNamespace marks a request whose URL named an empty namespace
+	// (/namespaces//configmaps): the object loses its namespace.
+	EmptyNamespace bool
+	// applied: the object comes from a server-side apply, which recorded
+	// its managed fields itself.
+	applied bool
+}
+
+// Create stores u, a new object of res in namespace ns (ignored for
+// cluster-scoped resources), and returns it as served. A resource that is
+// not stored answers through its strategy's Create instead.
+func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u *unstructured.Unstructured, opts CreateOptions) ([]byte, error) {
+	if c, ok := res.Strategy.(registry.Creater); ok && !res.Stored() {
+		obj, err := c.Create(ctx, u.Object)
+		if err != nil {
+			return nil, apierror.From(err, res.GroupResource(), u.GetName())
+		}
+		return jsonMarshal(obj)
+	}
+	if !opts.applied {
+		u = s.track(res, registry.SubresourceNone, nil, u, opts.FieldManager)
+	}
+	gr := res.GroupResource()
+	if s.createGate != nil {
+		if err := s.createGate(res); err != nil {
+			return nil, err
+		}
+	}
+	if res.Namespaced {
+		switch got := u.GetNamespace(); {
+		case opts.EmptyNamespace:
+			// kube-apiserver clears the object's namespace, then finds
+			// it missing.
+			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
+		case got == "":
+			u.SetNamespace(ns)
+		case got != ns:
+			return nil, apierror.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+	} else {
+		u.SetNamespace("")
+	}
+	now := s.now()
+	prepareCreateMeta(u, now, res.TracksGeneration)
+	if res.StatusSubresource {
+		delete(u.Object, "status")
+	}
+	if res.Strategy != nil {
+		if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
+			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+		}
+	}
+	generate := u.GetName() == "" && u.GetGenerateName() != ""
+	if generate {
+		u.SetName(u.GetGenerateName() + rand.String(5))
+	}
+	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
+		return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+	}
+	if res.Namespaced {
+		if err := s.checkNamespace(ctx, u.GetNamespace(), gr, u.GetName()); err != nil {
+			return nil, err
+		}
+	}
+	if opts.DryRun {
+		b, err := storedBytes(u)
+		if err != nil {
+			return nil, apierror.Internal(err)
+		}
+		return b, nil
+	}
+	for attempt := 0; ; attempt++ {
+		val, err := s.storable(res, u, opts.applied)
+		if err != nil {
+			return nil, err
+		}
+		rev, err := s.storage.Create(ctx, res.Key(u.GetNamespace(), u.GetName()), val)
+		if errors.Is(err, storage.ErrAlreadyExists) && generate && attempt < generateNameAttempts {
+			u.SetName(u.GetGenerateName() + rand.String(5))
+			continue
+		}
+		if err != nil {
+			return nil, apierror.From(err, gr, u.GetName())
+		}
+		b, err := servedBytes(u, rev)
+		if err != nil {
+			return nil, apierror.Internal(err)
+		}
+		if err := s.afterWrite(ctx, res, u.GetName(), rev); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+}
+
+// prepareCreateMeta sets what the server owns in a new object's metadata.
+func prepareCreateMeta(u *unstructured.Unstructured, now time.Time, generation bool) {
+	meta, _ := u.Object["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		u.Object["metadata"] = meta
+	}
+	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"} {
+		delete(meta, k)
+	}
+	meta["uid"] = string(uuid.NewUUID())
+	meta["creationTimestamp"] = metav1.Unix(now.Unix(), 0).UTC().Format("2006-01-02T15:04:05Z")
+	if generation {
+		meta["generation"] = int64(1)
+	} else {
+		delete(meta, "generation")
+	}
+}
+
+// checkNamespace refuses a create in a namespace that does not exist
+// (404) or is being deleted (403 NamespaceTerminating), as
+// kube-apiserver's NamespaceLifecycle admission does.
+func (s *Store) checkNamespace(ctx context.Context, ns string, gr schema.GroupResource, name string) error {
+	nsRes, ok := s.namespaces()
+	if !ok {
+		return nil
+	}
+	kv, err := s.storage.Get(ctx, nsRes.Key("", ns))
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierror.NotFound(nsRes.GroupResource(), ns)
+	}
+	if err != nil {
+		return apierror.From(err, nsRes.GroupResource(), ns)
+	}
+	u, err := ParseObject(kv.Value)
+	if err != nil {
+		return apierror.Internal(err)
+	}
+	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
+	if u.GetDeletionTimestamp() != nil || phase == "Terminating" {
+		e := apierror.New(http.StatusForbidden, metav1.StatusReasonForbidden,
+			"unable to create new content in namespace "+ns+" because it is being terminated")
+		e.Status.Details = &metav1.StatusDetails{Name: name, Kind: gr.String(),
+			Causes: []metav1.StatusCause{{Type: "NamespaceTerminating", Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}}
+		return e
+	}
+	return nil
+}
+
+// EnsureCreated creates u, an object of res the server itself keeps (a
+// system namespace), unless one of its name exists. It reports whether
+// it created it.
+func (s *Store) EnsureCreated(ctx context.Context, res *registry.Resource, u *unstructured.Unstructured) (bool, error) {
+	key := res.Key(u.GetNamespace(), u.GetName())
+	if _, err := s.storage.Get(ctx, key); err == nil {
+		return false, nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return false, err
+	}
+	now := s.now()
+	prepareCreateMeta(u, now, res.TracksGeneration)
+	if res.Strategy != nil {
+		if fe := res.Strategy.PrepareForCreate(now, u.Object); len(fe) > 0 {
+			return false, fe.ToAggregate()
+		}
+	}
+	val, err := storedBytes(u)
+	if err != nil {
+		return false, err
+	}
+	switch _, err := s.storage.Create(ctx, key, val); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, storage.ErrAlreadyExists):
+		return false, nil
+	default:
+		return false, err
+	}
+}

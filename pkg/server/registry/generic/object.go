@@ -1,0 +1,94 @@
+package generic
+
+import (
+	"encoding/json"
+	"strconv"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
+)
+
+func unmarshalJSON(b []byte, v any) error {
+	return sigsjson.UnmarshalCaseSensitivePreserveInts(b, v)
+}
+
+// ParseObject reads served or stored JSON back into unstructured form.
+func ParseObject(b []byte) (*unstructured.Unstructured, error) {
+	var obj map[string]any
+	if err := unmarshalJSON(b, &obj); err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+// validateMeta applies the generic metadata rules: name, namespace,
+// labels, annotations, finalizers and owner references.
+func validateMeta(u *unstructured.Unstructured, res *registry.Resource) field.ErrorList {
+	nameFn := apivalidation.NameIsDNSSubdomain
+	if res.NameIsLabel {
+		nameFn = apivalidation.NameIsDNSLabel
+	}
+	return apivalidation.ValidateObjectMetaAccessor(u, res.Namespaced, nameFn, field.NewPath("metadata"))
+}
+
+// storedBytes encodes an object for storage: without resourceVersion,
+// which is the storage revision and is added when served.
+func storedBytes(u *unstructured.Unstructured) ([]byte, error) {
+	meta, _ := u.Object["metadata"].(map[string]any)
+	rv, had := meta["resourceVersion"]
+	delete(meta, "resourceVersion")
+	b, err := json.Marshal(u.Object)
+	if had {
+		meta["resourceVersion"] = rv
+	}
+	return b, err
+}
+
+// servedBytes encodes an object as served at revision rev.
+func servedBytes(u *unstructured.Unstructured, rev int64) ([]byte, error) {
+	u.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return json.Marshal(u.Object)
+}
+
+// decoder builds the watch cache's objects for a resource.
+func decoder(res *registry.Resource) watchcache.DecodeFunc {
+	return func(key string, value []byte, rev int64) (*watchcache.Object, error) {
+		var obj map[string]any
+		if err := unmarshalJSON(value, &obj); err != nil {
+			return nil, err
+		}
+		res.NormalizeStored(obj)
+		u := &unstructured.Unstructured{Object: obj}
+		b, err := servedBytes(u, rev)
+		if err != nil {
+			return nil, err
+		}
+		return &watchcache.Object{
+			Key: key, Namespace: u.GetNamespace(), Name: u.GetName(), Revision: rev, APIVersion: u.GetAPIVersion(),
+			Labels: u.GetLabels(), Fields: res.FieldSet(obj), JSON: b,
+		}, nil
+	}
+}
+
+// emptyObject is an object of res with nothing but its kind.
+func emptyObject(res *registry.Resource) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(res.GroupVersionKind())
+	return u
+}
+
+// AtRevision returns obj, served JSON, with its resourceVersion set to
+// rev: an object leaving a watch's selection is reported DELETED as it
+// was, at the revision of the change that took it out.
+func AtRevision(obj []byte, rev int64) ([]byte, error) {
+	u, err := ParseObject(obj)
+	if err != nil {
+		return nil, err
+	}
+	return servedBytes(u, rev)
+}

@@ -1,0 +1,50 @@
+package registry
+
+// Verb is what a request does to a resource, as kube-apiserver names it
+// in discovery, audit and metrics.
+type Verb string
+
+// The verbs of a stored resource.
+const (
+	VerbGet              Verb = "get"
+	VerbList             Verb = "list"
+	VerbWatch            Verb = "watch"
+	VerbCreate           Verb = "create"
+	VerbUpdate           Verb = "update"
+	VerbPatch            Verb = "patch"
+	VerbDelete           Verb = "delete"
+	VerbDeleteCollection Verb = "deletecollection"
+)
+
+// ReadOnly reports whether the verb changes nothing.
+func (v Verb) ReadOnly() bool { return v == VerbGet || v == VerbList || v == VerbWatch }
+
+// Subresource is the part of an object a request addresses: the whole
+// object ("") or one of the subresources the server knows.
+type Subresource string
+
+// The subresources: status splits .status from the rest of the object;
+// scale reads and writes replicas as an autoscaling/v1 Scale; finalize
+// is the one way to change a Namespace's spec.finalizers.
+const (
+	SubresourceNone     Subresource = ""
+	SubresourceStatus   Subresource = "status"
+	SubresourceScale    Subresource = "scale"
+	SubresourceFinalize Subresource = "finalize"
+)
+
+// ServesSubresource reports whether the resource serves sub.
+func (r *Resource) ServesSubresource(sub Subresource) bool {
+	switch sub {
+	case SubresourceNone:
+		return true
+	case SubresourceStatus:
+		return r.StatusSubresource
+	case SubresourceScale:
+		return r.Scale != nil
+	case SubresourceFinalize:
+		_, ok := r.Strategy.(FinalizeStrategy)
+		return ok
+	}
+	return false
+}
