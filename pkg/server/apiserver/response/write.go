@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 import (
 	"bufio"
@@ -12,11 +12,11 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
-// servedVersion returns obj, served or stored JSON, as the requested
+// ServedVersion returns obj, served or stored JSON, as the requested
 // version of its resource (registry.Resource.FromStorage). Objects
 // written by this server usually start with apiVersion (map keys marshal
 // sorted), which makes the common case a prefix check.
-func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
+func ServedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
 	want := res.APIVersion()
 	if bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+want+`"`)) {
 		return obj, nil
