@@ -9,7 +9,9 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
-// The verbs answer through these names; package response does the work.
+// The verbs answer through these names, which package response serves:
+// the encoding lives there, below every endpoint, and the verb code
+// keeps its call sites.
 
 type (
 	bodyFormat = response.BodyFormat
