@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
@@ -86,7 +87,7 @@ func TestServedViews(t *testing.T) {
 	}
 
 	v, _ := generic.Served(events, o)
-	pb, err := protoItem(events.GroupVersionKind(), v)
+	pb, err := response.ProtoItem(events.GroupVersionKind(), v)
 	if err != nil {
 		t.Fatal(err)
 	}

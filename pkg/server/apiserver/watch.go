@@ -12,17 +12,12 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
-
-// initialEventsEnd marks the bookmark that ends a WatchList's initial
-// state (KEP-3157).
-const initialEventsEnd = "k8s.io/initial-events-end"
 
 // defaultWatchWriteTimeout bounds how long one write to a watch client
 // may block; a client that stops reading is disconnected instead of
@@ -110,7 +105,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
-	f, err := negotiateWatch(r.Header.Get("Accept"), req.res, p.endMarker)
+	f, err := response.NegotiateWatch(r.Header.Get("Accept"), req.res, p.endMarker)
 	if err != nil {
 		return err
 	}
@@ -208,7 +203,7 @@ type watchStream struct {
 	res           *registry.Resource
 	w             http.ResponseWriter
 	rc            *http.ResponseController
-	f             format
+	f             response.Format
 	sel           selection
 	includeObject string
 	lastRev       int64
@@ -218,12 +213,8 @@ type watchStream struct {
 }
 
 func (ws *watchStream) start() {
-	ct := "application/json"
-	if ws.f == fmtProtobuf || ws.f == fmtPartialProto {
-		ct = protobuf.StreamContentType
-	}
 	h := ws.w.Header()
-	h.Set("Content-Type", ct)
+	h.Set("Content-Type", response.StreamContentType(ws.f))
 	h.Set("Cache-Control", "no-cache, private")
 	ws.w.WriteHeader(http.StatusOK)
 	ws.flush()
@@ -303,7 +294,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 	shared := ev != nil && served
 	if !served {
 		var err error
-		if obj, err = servedVersion(ws.res, obj); err != nil {
+		if obj, err = generic.ServedVersion(ws.res, obj); err != nil {
 			ws.err = err
 			return
 		}
@@ -311,7 +302,7 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 	var frame []byte
 	var err error
 	switch ws.f {
-	case fmtJSON:
+	case response.FormatJSON:
 		if !shared {
 			// The initial state, above all: the frame is written in
 			// pieces around the cached bytes instead of being built for
@@ -319,13 +310,13 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 			ws.emit([]byte(`{"type":"`+typ+`","object":`), obj, []byte("}\n"))
 			return
 		}
-		frame, err = ev.Memo(slot, func() ([]byte, error) { return jsonFrame(typ, obj), nil })
-	case fmtProtobuf:
+		frame, err = ev.Memo(slot, func() ([]byte, error) { return response.JSONFrame(typ, obj), nil })
+	case response.FormatProtobuf:
 		if served && !(shared && slot < 3) {
 			// As for JSON: the object's kept message is written between
 			// the frame's head and tail, not copied into a frame.
 			gvk := ws.res.GroupVersionKind()
-			item, err := protoItem(gvk, o)
+			item, err := response.ProtoItem(gvk, o)
 			if err != nil {
 				ws.err = err
 				return
@@ -338,33 +329,33 @@ func (ws *watchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 			ws.emit(head, item, tail)
 			return
 		}
-		build := func() ([]byte, error) { return protoFrame(ws.res.GroupVersionKind(), typ, obj) }
+		build := func() ([]byte, error) { return response.ProtoFrame(ws.res.GroupVersionKind(), typ, obj) }
 		if served {
-			build = func() ([]byte, error) { return protoObjectFrame(ws.res.GroupVersionKind(), typ, o) }
+			build = func() ([]byte, error) { return response.ProtoObjectFrame(ws.res.GroupVersionKind(), typ, o) }
 		}
 		if shared && slot < 3 {
 			frame, err = ev.Memo(slot+4, build)
 		} else {
 			frame, err = build()
 		}
-	case fmtTable:
-		t, terr := ws.s.table(ws.res, [][]byte{obj}, ws.includeObject, !ws.tableSent)
+	case response.FormatTable:
+		t, terr := response.Table(ws.res, [][]byte{obj}, ws.includeObject, !ws.tableSent, ws.s.now())
 		if terr != nil {
 			err = terr
 			break
 		}
 		ws.tableSent = true
 		b, _ := json.Marshal(t)
-		frame = jsonFrame(typ, b)
-	case fmtPartial:
-		p, perr := partialObject(obj)
+		frame = response.JSONFrame(typ, b)
+	case response.FormatPartial:
+		p, perr := response.PartialObject(obj)
 		if perr != nil {
 			err = perr
 			break
 		}
-		frame = jsonFrame(typ, p)
-	case fmtPartialProto:
-		frame, err = protoFrame(partialGVK, typ, obj)
+		frame = response.JSONFrame(typ, p)
+	case response.FormatPartialProto:
+		frame, err = response.ProtoFrame(response.PartialGVK, typ, obj)
 	}
 	if err != nil {
 		ws.err = err
@@ -414,69 +405,19 @@ const (
 	maxKeptBuffer = 256 << 10
 )
 
-func jsonFrame(typ string, obj []byte) []byte {
-	b := make([]byte, 0, len(obj)+32)
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	b = append(b, obj...)
-	b = append(b, "}\n"...)
-	return b
-}
-
-// sendBookmark writes a BOOKMARK: an object of the resource's kind with
-// only its resourceVersion (and, ending a WatchList's initial state, the
-// initial-events-end annotation).
+// sendBookmark writes a BOOKMARK for revision rev; end marks the end of
+// a WatchList's initial state.
 func (ws *watchStream) sendBookmark(rev int64, end bool) {
-	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
-	if end {
-		ann := map[string]any{initialEventsEnd: "true"}
-		blueprint, err := listBlueprint(ws.res, ws.f)
-		if err != nil {
-			ws.err = err
-			return
-		}
-		if blueprint != "" {
-			ann[initialEventsListBlueprint] = blueprint
-		}
-		meta["annotations"] = ann
+	frame, err := response.BookmarkFrame(ws.res, ws.f, rev, end)
+	if err != nil {
+		ws.err = err
+		return
 	}
-	b, _ := json.Marshal(map[string]any{"kind": ws.res.Kind, "apiVersion": ws.res.APIVersion(), "metadata": meta})
-	switch ws.f {
-	case fmtProtobuf, fmtPartialProto:
-		gvk := ws.res.GroupVersionKind()
-		if ws.f == fmtPartialProto {
-			gvk = partialGVK
-		}
-		frame, err := protoFrame(gvk, "BOOKMARK", b)
-		if err != nil {
-			ws.err = err
-			return
-		}
-		ws.buf.Write(frame)
-	case fmtPartial:
-		p, _ := partialObject(b)
-		ws.buf.Write(jsonFrame("BOOKMARK", p))
-	default:
-		// Tables carry bookmarks as the bare object, as kube-apiserver
-		// does; kubectl skips them.
-		ws.buf.Write(jsonFrame("BOOKMARK", b))
-	}
+	ws.buf.Write(frame)
 }
 
 func (ws *watchStream) sendStatus(e *apierror.StatusError) {
-	b, _ := json.Marshal(&e.Status)
-	if ws.f == fmtProtobuf || ws.f == fmtPartialProto {
-		pb, err := protobuf.Default().EncodeStatus(&e.Status)
-		if err == nil {
-			var frame []byte
-			if frame, err = protobuf.Default().WatchFrame("ERROR", pb); err == nil {
-				ws.buf.Write(frame)
-				return
-			}
-		}
-	}
-	ws.buf.Write(jsonFrame("ERROR", b))
+	ws.buf.Write(response.ErrorFrame(ws.f, e))
 }
 
 func (ws *watchStream) flush() {
@@ -505,31 +446,4 @@ func (ws *watchStream) flush() {
 	if ws.err == nil {
 		_ = ws.rc.SetWriteDeadline(time.Time{})
 	}
-}
-
-// protoFrame encodes an object as kind gvk in a protobuf watch frame.
-func protoFrame(gvk schema.GroupVersionKind, typ string, obj []byte) ([]byte, error) {
-	pb, err := protobuf.Default().EncodeObject(gvk, obj)
-	if err != nil {
-		return nil, err
-	}
-	return protobuf.Default().WatchFrame(typ, pb)
-}
-
-// protoObjectFrame is protoFrame for a cached object, reusing (or
-// keeping) its protobuf message.
-func protoObjectFrame(gvk schema.GroupVersionKind, typ string, o *watchcache.Object) ([]byte, error) {
-	item, err := protoItem(gvk, o)
-	if err != nil {
-		return nil, err
-	}
-	pb, err := protobuf.Default().Envelope(gvk, item)
-	if err != nil {
-		return nil, err
-	}
-	return protobuf.Default().WatchFrame(typ, pb)
-}
-
-func protoItem(gvk schema.GroupVersionKind, o *watchcache.Object) ([]byte, error) {
-	return o.Protobuf(func(js []byte) ([]byte, error) { return protobuf.Default().EncodeItem(gvk, js) })
 }

@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 import (
 	"encoding/json"
@@ -15,12 +15,12 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
-// table renders objects as a meta.k8s.io/v1 Table, the form kubectl get
+// Table renders objects as a meta.k8s.io/v1 Table, the form kubectl get
 // prints. Columns come from the resource description: Name, the
-// resource's columns, then Age unless a column already shows the
-// creation time. withColumns false leaves the definitions out, as for
-// the second and later events of a watch.
-func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject string, withColumns bool) (*metav1.Table, error) {
+// resource's columns, then Age (as of now) unless a column already shows
+// the creation time. withColumns false leaves the definitions out, as
+// for the second and later events of a watch.
+func Table(res *registry.Resource, objs [][]byte, includeObject string, withColumns bool, now time.Time) (*metav1.Table, error) {
 	switch includeObject {
 	case "", "Metadata", "None", "Object":
 	default:
@@ -35,7 +35,6 @@ func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject stri
 			})
 		}
 	}
-	now := s.now()
 	for _, b := range objs {
 		var obj map[string]any
 		if err := unmarshalJSON(b, &obj); err != nil {
@@ -47,7 +46,7 @@ func (s *Server) table(res *registry.Resource, objs [][]byte, includeObject stri
 		}
 		switch includeObject {
 		case "", "Metadata":
-			p, err := partialObject(b)
+			p, err := PartialObject(b)
 			if err != nil {
 				return nil, apierror.Internal(err)
 			}

@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 import (
 	"encoding/base64"
@@ -24,12 +24,12 @@ const initialEventsListBlueprint = "kubernetes.io/initial-events-list-blueprint"
 // refuses a WatchList's Accept.
 var watchListOffered = []string{"application/json", "application/yaml", protobuf.ContentType}
 
-// negotiateWatch picks a watch's format. A WatchList (sendInitialEvents)
+// NegotiateWatch picks a watch's format. A WatchList (sendInitialEvents)
 // is never served as a Table, as in kube-apiserver: Table clauses of
 // Accept are passed over, and an Accept of Tables only is a 406.
-func negotiateWatch(accept string, res *registry.Resource, watchList bool) (format, error) {
+func NegotiateWatch(accept string, res *registry.Resource, watchList bool) (Format, error) {
 	if !watchList || strings.TrimSpace(accept) == "" {
-		return negotiate(accept, res, targetWatch)
+		return Negotiate(accept, res, TargetWatch)
 	}
 	var kept []string
 	for _, part := range strings.Split(accept, ",") {
@@ -41,7 +41,7 @@ func negotiateWatch(accept string, res *registry.Resource, watchList bool) (form
 	if len(kept) == 0 {
 		return 0, apierror.NotAcceptable(watchListOffered)
 	}
-	return negotiate(strings.Join(kept, ","), res, targetWatch)
+	return Negotiate(strings.Join(kept, ","), res, TargetWatch)
 }
 
 // listBlueprint is the encoded empty list of a WatchList in format f,
@@ -49,11 +49,11 @@ func negotiateWatch(accept string, res *registry.Resource, watchList bool) (form
 // in JSON has empty metadata and null items, a custom resource's list
 // (unstructured in kube-apiserver) has neither metadata nor items, and
 // protobuf lists are the empty typed message.
-func listBlueprint(res *registry.Resource, f format) (string, error) {
+func listBlueprint(res *registry.Resource, f Format) (string, error) {
 	var b []byte
 	var err error
 	switch f {
-	case fmtJSON:
+	case FormatJSON:
 		kind, _ := json.Marshal(res.ListKind)
 		apiVersion, _ := json.Marshal(res.APIVersion())
 		if res.Typed {
@@ -61,11 +61,11 @@ func listBlueprint(res *registry.Resource, f format) (string, error) {
 		} else {
 			b = []byte(`{"apiVersion":` + string(apiVersion) + `,"items":[],"kind":` + string(kind) + `}` + "\n")
 		}
-	case fmtPartial:
+	case FormatPartial:
 		b = []byte(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{},"items":null}` + "\n")
-	case fmtProtobuf:
+	case FormatProtobuf:
 		b, err = protobuf.Default().EncodeList(res.GroupVersion().WithKind(res.ListKind), metav1.ListMeta{}, nil)
-	case fmtPartialProto:
+	case FormatPartialProto:
 		b, err = protobuf.Default().EncodeList(partialListGVK, metav1.ListMeta{}, nil)
 	default:
 		return "", nil

@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 // withoutTypeMeta returns obj, one JSON object, without its top-level
 // apiVersion and kind: kube-apiserver's lists of built-in kinds carry

@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 import (
 	"mime"
@@ -12,25 +12,25 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
-// format is how a response is encoded.
-type format int
+// Format is how a response is encoded.
+type Format int
 
 const (
-	fmtJSON format = iota
-	fmtYAML
-	fmtProtobuf
-	fmtTable
-	fmtPartial      // PartialObjectMetadata(List) in JSON
-	fmtPartialProto // the same in protobuf
+	FormatJSON Format = iota
+	FormatYAML
+	FormatProtobuf
+	FormatTable
+	FormatPartial      // PartialObjectMetadata(List) in JSON
+	FormatPartialProto // the same in protobuf
 )
 
-// target is what a response carries.
-type target int
+// Target is what a response carries.
+type Target int
 
 const (
-	targetObject target = iota
-	targetList
-	targetWatch
+	TargetObject Target = iota
+	TargetList
+	TargetWatch
 )
 
 var offered = []string{
@@ -42,16 +42,17 @@ var offered = []string{
 	protobuf.ContentType + ";as=PartialObjectMetadataList;v=v1;g=meta.k8s.io",
 }
 
+// PartialGVK and partialListGVK are the kinds of metadata-only answers.
 var (
-	partialGVK     = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata")
+	PartialGVK     = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata")
 	partialListGVK = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadataList")
 )
 
-// negotiate picks the first media type in Accept the server can produce
+// Negotiate picks the first media type in Accept the server can produce
 // for res, in the client's order. An empty Accept means JSON.
-func negotiate(accept string, res *registry.Resource, t target) (format, error) {
+func Negotiate(accept string, res *registry.Resource, t Target) (Format, error) {
 	if strings.TrimSpace(accept) == "" {
-		return fmtJSON, nil
+		return FormatJSON, nil
 	}
 	for _, part := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
@@ -66,49 +67,49 @@ func negotiate(accept string, res *registry.Resource, t target) (format, error) 
 		case "application/json", "*/*", "application/*":
 			switch {
 			case as == "":
-				return fmtJSON, nil
+				return FormatJSON, nil
 			case as == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1"):
-				return fmtTable, nil
+				return FormatTable, nil
 			case params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
-				(as == "PartialObjectMetadata" && t != targetList || as == "PartialObjectMetadataList" && t == targetList):
-				return fmtPartial, nil
+				(as == "PartialObjectMetadata" && t != TargetList || as == "PartialObjectMetadataList" && t == TargetList):
+				return FormatPartial, nil
 			}
 		case "application/yaml":
-			if as == "" && t != targetWatch {
-				return fmtYAML, nil
+			if as == "" && t != TargetWatch {
+				return FormatYAML, nil
 			}
 		case protobuf.ContentType:
 			switch {
 			case as == "" && res != nil && res.Typed && protobuf.Default().Supports(res.GroupVersionKind()):
-				return fmtProtobuf, nil
+				return FormatProtobuf, nil
 			case params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
-				(as == "PartialObjectMetadata" && t != targetList || as == "PartialObjectMetadataList" && t == targetList):
+				(as == "PartialObjectMetadata" && t != TargetList || as == "PartialObjectMetadataList" && t == TargetList):
 				// Metadata is protobuf for every kind, custom ones too.
-				return fmtPartialProto, nil
+				return FormatPartialProto, nil
 			}
 		}
 	}
 	return 0, apierror.NotAcceptable(offered)
 }
 
-// bodyFormat is how a request body is encoded.
-type bodyFormat int
+// BodyFormat is how a request body is encoded.
+type BodyFormat int
 
 const (
-	bodyJSON bodyFormat = iota
-	bodyYAML
-	bodyProtobuf
+	BodyJSON BodyFormat = iota
+	BodyYAML
+	BodyProtobuf
 )
 
-// requestFormat reads Content-Type for create and update bodies.
-func requestFormat(contentType string, res *registry.Resource) (bodyFormat, error) {
+// RequestFormat reads Content-Type for create and update bodies.
+func RequestFormat(contentType string, res *registry.Resource) (BodyFormat, error) {
 	accepted := []string{"application/json", "application/yaml"}
 	proto := res.Typed && protobuf.Default().Supports(res.GroupVersionKind())
 	if proto {
 		accepted = append(accepted, protobuf.ContentType)
 	}
 	if contentType == "" {
-		return bodyJSON, nil
+		return BodyJSON, nil
 	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -116,11 +117,11 @@ func requestFormat(contentType string, res *registry.Resource) (bodyFormat, erro
 	}
 	switch {
 	case mt == "application/json":
-		return bodyJSON, nil
+		return BodyJSON, nil
 	case mt == "application/yaml":
-		return bodyYAML, nil
+		return BodyYAML, nil
 	case mt == protobuf.ContentType && proto:
-		return bodyProtobuf, nil
+		return BodyProtobuf, nil
 	}
 	return 0, apierror.UnsupportedMediaType(contentType, accepted)
 }

@@ -1,39 +1,11 @@
-package apiserver
+package response
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
-
-	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
-
-	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
-
-// servedVersion returns obj, served or stored JSON, as the requested
-// version of its resource (registry.Resource.FromStorage). Objects
-// written by this server usually start with apiVersion (map keys marshal
-// sorted), which makes the common case a prefix check.
-func servedVersion(res *registry.Resource, obj []byte) ([]byte, error) {
-	want := res.APIVersion()
-	if bytes.HasPrefix(obj, []byte(`{"apiVersion":"`+want+`"`)) {
-		return obj, nil
-	}
-	var m map[string]any
-	if err := unmarshalJSON(obj, &m); err != nil {
-		return nil, apierror.Internal(err)
-	}
-	if m["apiVersion"] == want {
-		return obj, nil
-	}
-	m, err := res.FromStorage(m)
-	if err != nil {
-		return nil, apierror.Internal(err)
-	}
-	return json.Marshal(m)
-}
 
 // bufferedWriter batches small writes of a streamed response.
 type bufferedWriter struct {
