@@ -16,12 +16,25 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/filters"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/healthz"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
+
+// Default in-flight limits; see Config.MaxRequestsInflight.
+const (
+	DefaultMaxRequestsInflight         = filters.DefaultMaxRequestsInflight
+	DefaultMaxMutatingRequestsInflight = filters.DefaultMaxMutatingRequestsInflight
+	DefaultMaxWatches                  = filters.DefaultMaxWatches
+	DefaultLeaseRequestsInflight       = filters.DefaultLeaseRequestsInflight
+)
+
+// defaultIdleTimeout is kube-apiserver's idle keep-alive timeout.
+const defaultIdleTimeout = 90 * time.Second
 
 // Config configures a Server. Storage is required.
 type Config struct {
@@ -95,14 +108,14 @@ type Server struct {
 	handler   http.Handler
 	fields    fieldManagers
 	openapi   *openapi.Service
-	inflight  *inflight
+	inflight  *filters.Inflight
+	health    *healthz.Checker
 
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
 	ready        chan struct{}
 	bootstrapped chan struct{} // closed once the system namespaces exist
 	stopping     atomic.Bool   // Run is shutting down
-	logProbe     *logProbe
 
 	startOnce sync.Once
 }
@@ -128,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.WatchWriteTimeout = defaultWatchWriteTimeout
 	}
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = defaultRequestTimeout
+		cfg.RequestTimeout = filters.DefaultRequestTimeout
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = defaultIdleTimeout
@@ -142,15 +155,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.Major == "" {
 		cfg.Version = defaultVersion()
 	}
-	probe := newLogProbe(cfg.Logger.Handler())
+	probe := healthz.NewLogProbe(cfg.Logger.Handler())
+	m := metrics.New()
 	s := &Server{
 		cfg: cfg, store: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
 		discovery:    discovery.New(cfg.Registry),
-		metrics:      metrics.New(),
+		metrics:      m,
 		ready:        make(chan struct{}),
 		bootstrapped: make(chan struct{}),
-		logProbe:     probe,
-		inflight:     newInflight(cfg),
+		inflight: filters.NewInflight(filters.Limits{
+			ReadOnly: cfg.MaxRequestsInflight, Mutating: cfg.MaxMutatingRequestsInflight,
+			Watches: cfg.MaxWatches, Leases: cfg.LeaseRequestsInflight,
+		}, m),
 	}
 	s.fields.s = s
 	s.openapi = openapi.NewService()
@@ -170,6 +186,10 @@ func New(cfg Config) (*Server, error) {
 	if u, ok := cfg.Storage.(storage.UsageReporter); ok {
 		s.metrics.SetStorageUsage(storageUsage(u))
 	}
+	s.health = healthz.New(healthz.Config{
+		Store: cfg.Storage, Cache: s.cache, Log: probe, Logger: s.log,
+		Bootstrapped: s.bootstrapped, Stopping: s.stopping.Load,
+	})
 	s.handler = s.buildHandler()
 	return s, nil
 }
@@ -249,7 +269,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		// kube-apiserver allows 1000 streams per connection too.
 		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    serverErrorLog(s.log),
+		ErrorLog:    filters.ServerErrorLog(s.log),
 	}
 	var wg sync.WaitGroup
 	startErr := make(chan error, 1)
