@@ -91,9 +91,7 @@ type Config struct {
 }
 
 // Authenticator decides whether a request carries valid credentials.
-type Authenticator interface {
-	Authenticate(r *http.Request) bool
-}
+type Authenticator = filters.Authenticator
 
 // Server serves the Kubernetes API for a registry over storage.
 type Server struct {
