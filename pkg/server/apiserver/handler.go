@@ -8,10 +8,13 @@ import (
 	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/user"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/filters"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/healthz"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
@@ -30,30 +33,45 @@ type request struct {
 }
 
 func (s *Server) buildHandler() http.Handler {
-	h := s.withRequestTimeout(http.HandlerFunc(s.serveHTTP))
+	h := filters.WithRequestTimeout(http.HandlerFunc(s.serveHTTP), filters.Timeout{
+		Default: s.cfg.RequestTimeout, Log: s.log, WriteStatus: writeStatus,
+	})
 	if s.cfg.AccessLog {
-		h = s.withAccessLog(h)
+		h = filters.WithAccessLog(h, s.log, s.userOf)
 	}
 	return h
 }
 
+// userOf names the user whose credentials a request carries; requests
+// without valid ones are anonymous.
+func (s *Server) userOf(r *http.Request) string {
+	if id, ok := s.cfg.Authenticator.(Identifier); ok {
+		if info, ok := id.Identify(r); ok {
+			return info.Username
+		}
+	}
+	return user.Anonymous.Username
+}
+
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
-	endpoint, check, health := healthEndpoint(path)
+	endpoint, check, health := healthz.Match(path)
 	if health && check == "" {
 		// Probes answer without credentials, as kube-apiserver's do for
 		// anonymous users, so a supervisor can check the process.
-		s.serveHealth(w, r, endpoint)
+		s.health.ServeEndpoint(w, r, endpoint)
 		return
 	}
-	r, ok := s.authenticate(r)
+	r, ok := filters.Authenticate(r, s.cfg.Authenticator)
 	if !ok {
 		writeStatus(w, apierror.Unauthorized())
 		return
 	}
 	switch {
 	case health:
-		s.serveHealthCheck(w, r, endpoint, check)
+		if !s.health.ServeCheck(w, r, endpoint, check) {
+			writeStatus(w, apierror.PathNotFound())
+		}
 	case path == "/version" || path == "/version/":
 		s.serveVersion(w, r)
 	case path == "/metrics":
@@ -72,7 +90,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // serveResource handles every request on a resource or object.
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rw := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+	rw := filters.NewStatusRecorder(w)
 	req, err := s.parseRequest(r)
 	labels := metrics.Request{Verb: "UNKNOWN"}
 	if req != nil {
@@ -80,12 +98,14 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	}
 	// Watches are observed when they end, over the whole stream, as
 	// kube-apiserver does.
-	defer func() { s.metrics.ObserveRequest(labels, rw.code, time.Since(start)) }()
+	defer func() { s.metrics.ObserveRequest(labels, rw.Code(), time.Since(start)) }()
 	if err != nil {
 		writeStatus(rw, apierror.From(err, schema.GroupResource{}, ""))
 		return
 	}
-	release, ok := s.admit(rw, r, req)
+	release, ok := s.inflight.Admit(rw, r, filters.RequestInfo{
+		Verb: string(req.verb), Resource: req.res.GroupResource(), Namespace: req.namespace, Labels: labels,
+	})
 	if !ok {
 		return
 	}
@@ -314,33 +334,4 @@ func checkQuery(verb registry.Verb, q url.Values) error {
 		}
 	}
 	return nil
-}
-
-// statusRecorder remembers the response code for metrics and the access
-// log; Flush and Unwrap keep watches streaming and
-// http.ResponseController working through it.
-type statusRecorder struct {
-	http.ResponseWriter
-	code    int
-	written bool
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if !w.written {
-		w.code, w.written = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	w.written = true
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *statusRecorder) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/filters"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/healthz"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
@@ -23,6 +25,17 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
+
+// Default in-flight limits; see Config.MaxRequestsInflight.
+const (
+	DefaultMaxRequestsInflight         = filters.DefaultMaxRequestsInflight
+	DefaultMaxMutatingRequestsInflight = filters.DefaultMaxMutatingRequestsInflight
+	DefaultMaxWatches                  = filters.DefaultMaxWatches
+	DefaultLeaseRequestsInflight       = filters.DefaultLeaseRequestsInflight
+)
+
+// defaultIdleTimeout is kube-apiserver's idle keep-alive timeout.
+const defaultIdleTimeout = 90 * time.Second
 
 // Config configures a Server. Storage is required.
 type Config struct {
@@ -79,9 +92,7 @@ type Config struct {
 }
 
 // Authenticator decides whether a request carries valid credentials.
-type Authenticator interface {
-	Authenticate(r *http.Request) bool
-}
+type Authenticator = filters.Authenticator
 
 // Server serves the Kubernetes API for a registry over storage.
 type Server struct {
@@ -96,14 +107,14 @@ type Server struct {
 	now       func() time.Time
 	handler   http.Handler
 	openapi   *openapi.Service
-	inflight  *inflight
+	inflight  *filters.Inflight
+	health    *healthz.Checker
 
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
 	ready        chan struct{}
 	bootstrapped chan struct{} // closed once the system namespaces exist
 	stopping     atomic.Bool   // Run is shutting down
-	logProbe     *logProbe
 
 	startOnce sync.Once
 }
@@ -129,7 +140,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.WatchWriteTimeout = defaultWatchWriteTimeout
 	}
 	if cfg.RequestTimeout == 0 {
-		cfg.RequestTimeout = defaultRequestTimeout
+		cfg.RequestTimeout = filters.DefaultRequestTimeout
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = defaultIdleTimeout
@@ -143,15 +154,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version.Major == "" {
 		cfg.Version = defaultVersion()
 	}
-	probe := newLogProbe(cfg.Logger.Handler())
+	probe := healthz.NewLogProbe(cfg.Logger.Handler())
+	m := metrics.New()
 	s := &Server{
 		cfg: cfg, storage: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
 		discovery:    discovery.New(cfg.Registry),
-		metrics:      metrics.New(),
+		metrics:      m,
 		ready:        make(chan struct{}),
 		bootstrapped: make(chan struct{}),
-		logProbe:     probe,
-		inflight:     newInflight(cfg),
+		inflight: filters.NewInflight(filters.Limits{
+			ReadOnly: cfg.MaxRequestsInflight, Mutating: cfg.MaxMutatingRequestsInflight,
+			Watches: cfg.MaxWatches, Leases: cfg.LeaseRequestsInflight,
+		}, m),
 	}
 	s.openapi = openapi.NewService()
 	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
@@ -174,6 +188,10 @@ func New(cfg Config) (*Server, error) {
 	if u, ok := cfg.Storage.(storage.UsageReporter); ok {
 		s.metrics.SetStorageUsage(storageUsage(u))
 	}
+	s.health = healthz.New(healthz.Config{
+		Store: cfg.Storage, Cache: s.cache, Log: probe, Logger: s.log,
+		Bootstrapped: s.bootstrapped, Stopping: s.stopping.Load,
+	})
 	s.handler = s.buildHandler()
 	return s, nil
 }
@@ -253,7 +271,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config
 		// kube-apiserver allows 1000 streams per connection too.
 		HTTP2:       &http.HTTP2Config{MaxConcurrentStreams: 1000},
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    serverErrorLog(s.log),
+		ErrorLog:    filters.ServerErrorLog(s.log),
 	}
 	var wg sync.WaitGroup
 	startErr := make(chan error, 1)

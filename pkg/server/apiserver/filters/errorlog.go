@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// serverErrorLog is the http.Server's own log (failed TLS handshakes,
+// ServerErrorLog is the http.Server's own log (failed TLS handshakes,
 // handler panics, protocol errors) as slog records at levels a default
 // Info handler shows. Handshake failures are routine on a public port
 // (scanners, clients that distrust the CA) and stay at Info; a panic is
 // a server bug.
-func serverErrorLog(l *slog.Logger) *log.Logger {
+func ServerErrorLog(l *slog.Logger) *log.Logger {
 	return log.New(serverErrorWriter{l}, "", 0)
 }
 

@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,33 +19,40 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The defaults kube-apiserver uses for --request-timeout and the idle
-// keep-alive timeout of its HTTP server.
-const (
-	defaultRequestTimeout = time.Minute
-	defaultIdleTimeout    = 90 * time.Second
-)
+// DefaultRequestTimeout is kube-apiserver's --request-timeout default.
+const DefaultRequestTimeout = time.Minute
 
 // errInvalidTimeout is the start of the 400 answered to a malformed
 // timeout parameter; kube-apiserver's message.
 const errInvalidTimeout = "invalid timeout specified in the request URL"
 
-// withRequestTimeout bounds every request that is not long-running (a
+// Timeout configures WithRequestTimeout.
+type Timeout struct {
+	// Default bounds a request that asks for no shorter timeout.
+	Default time.Duration
+	// Log reports a handler that panics after its request timed out.
+	Log *slog.Logger
+	// WriteStatus answers a request with an API Status, as the server
+	// encodes one.
+	WriteStatus func(http.ResponseWriter, *apierror.StatusError)
+}
+
+// WithRequestTimeout bounds every request that is not long-running (a
 // watch) by the server's request timeout, or by the shorter ?timeout=
 // the client asked for. A request still running at its deadline gets a
 // 504 Timeout Status; one that already started its response has its
 // connection (HTTP/1.1) or stream (HTTP/2) cut. Reading the body is
 // bounded by the same deadline, so a client trickling a body cannot hold
 // a request open.
-func (s *Server) withRequestTimeout(next http.Handler) http.Handler {
+func WithRequestTimeout(next http.Handler, cfg Timeout) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLongRunning(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		timeout, err := requestTimeout(r.URL.Query(), s.cfg.RequestTimeout)
+		timeout, err := requestTimeout(r.URL.Query(), cfg.Default)
 		if err != nil {
-			writeStatus(w, apierror.BadRequest("%s - %v", errInvalidTimeout, err))
+			cfg.WriteStatus(w, apierror.BadRequest("%s - %v", errInvalidTimeout, err))
 			return
 		}
 		deadline := time.Now().Add(timeout)
@@ -57,12 +65,13 @@ func (s *Server) withRequestTimeout(next http.Handler) http.Handler {
 			// Writers that are no connection (tests) do not support it.
 			_ = http.NewResponseController(w).SetReadDeadline(deadline)
 		}
-		s.serveWithin(ctx, deadline, w, r, next)
+		serveWithin(ctx, deadline, w, r, next, cfg.Log)
 	})
 }
 
 // isLongRunning says whether a request is exempt from the request
-// timeout: watches, which parseRequest recognises the same way.
+// timeout: watches, which the server's request parser recognises the same
+// way.
 func isLongRunning(r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
@@ -92,7 +101,7 @@ func requestTimeout(q url.Values, def time.Duration) (time.Duration, error) {
 // serveWithin runs next in its own goroutine so the request can be
 // answered at its deadline even if next is blocked. A context that ends
 // earlier (the client left, the server is stopping) is next's to handle.
-func (s *Server) serveWithin(ctx context.Context, deadline time.Time, w http.ResponseWriter, r *http.Request, next http.Handler) {
+func serveWithin(ctx context.Context, deadline time.Time, w http.ResponseWriter, r *http.Request, next http.Handler, log *slog.Logger) {
 	tw := &timeoutWriter{w: w, deadline: deadline, header: w.Header().Clone(), expired: make(chan struct{}), http1: r.ProtoMajor == 1}
 	r = r.WithContext(ctx)
 	if r.Body != nil && r.Body != http.NoBody {
@@ -132,7 +141,7 @@ func (s *Server) serveWithin(ctx context.Context, deadline time.Time, w http.Res
 		tw.expire(true)
 		late := func(p any) {
 			if p != nil && p != http.ErrAbortHandler {
-				s.log.Warn("handler panicked after its request timed out", "method", r.Method, "path", r.URL.Path, "panic", p)
+				log.Warn("handler panicked after its request timed out", "method", r.Method, "path", r.URL.Path, "panic", p)
 			}
 		}
 		if tw.http1 && r.Body != nil && r.Body != http.NoBody {

@@ -1,4 +1,4 @@
-package apiserver
+package filters
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func TestServerErrorLogLevels(t *testing.T) {
 		{"http2: server: error reading preface from client 127.0.0.1:5555: EOF\n", "WARN", "HTTP server error"},
 	} {
 		var buf bytes.Buffer
-		serverErrorLog(slog.New(slog.NewJSONHandler(&buf, nil))).Print(tc.line)
+		ServerErrorLog(slog.New(slog.NewJSONHandler(&buf, nil))).Print(tc.line)
 		var rec map[string]any
 		if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 			t.Fatalf("%q: %v: %s", tc.line, err, buf.Bytes())

@@ -1,15 +1,11 @@
-package apiserver
+package filters
 
 import (
-	"context"
 	"net/http"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
-	"github.com/setpoint-dev/setpoint/pkg/server/user"
 )
 
 // Default in-flight limits. The first two are kube-apiserver's
@@ -36,6 +32,29 @@ var leaseGR = schema.GroupResource{Group: "coordination.k8s.io", Resource: "leas
 // node heartbeats (kube-node-lease): the traffic kube's leader-election and
 // system-nodes priority levels keep apart from everything else.
 var leaseNamespaces = map[string]bool{"kube-system": true, "kube-node-lease": true}
+
+// Limits are the in-flight limits, one per pool of seats: 0 is the
+// default, negative is none.
+type Limits struct {
+	ReadOnly, Mutating, Watches, Leases int
+}
+
+// RequestInfo is what the limits need to know of an API request.
+type RequestInfo struct {
+	// Verb is get, list, watch, create, update, patch, delete or
+	// deletecollection.
+	Verb      string
+	Resource  schema.GroupResource
+	Namespace string
+	// Labels count a refused request in the metrics.
+	Labels metrics.Request
+}
+
+// InflightMetrics counts the requests the limits admit and refuse.
+type InflightMetrics interface {
+	Inflight(mutating bool) (done func())
+	Dropped(kind string, r metrics.Request)
+}
 
 // seats is a counting semaphore that never waits: a request either gets a
 // seat at once or is refused, as kube's max-in-flight filter does. A nil
@@ -67,12 +86,13 @@ func (s seats) release() {
 	}
 }
 
-// inflight holds the server's seats, one pool per kind of request.
-type inflight struct {
+// Inflight holds the server's seats, one pool per kind of request.
+type Inflight struct {
 	readOnly, mutating, watches, leases seats
+	metrics                             InflightMetrics
 }
 
-// limit resolves a Config limit: 0 is the default, negative is none.
+// limit resolves a Limits field: 0 is the default, negative is none.
 func limit(n, def int) int {
 	if n == 0 {
 		return def
@@ -80,52 +100,54 @@ func limit(n, def int) int {
 	return n
 }
 
-func newInflight(cfg Config) *inflight {
-	return &inflight{
-		readOnly: newSeats(limit(cfg.MaxRequestsInflight, DefaultMaxRequestsInflight)),
-		mutating: newSeats(limit(cfg.MaxMutatingRequestsInflight, DefaultMaxMutatingRequestsInflight)),
-		watches:  newSeats(limit(cfg.MaxWatches, DefaultMaxWatches)),
-		leases:   newSeats(limit(cfg.LeaseRequestsInflight, DefaultLeaseRequestsInflight)),
+// NewInflight returns the seats for limits, counted in m.
+func NewInflight(limits Limits, m InflightMetrics) *Inflight {
+	return &Inflight{
+		readOnly: newSeats(limit(limits.ReadOnly, DefaultMaxRequestsInflight)),
+		mutating: newSeats(limit(limits.Mutating, DefaultMaxMutatingRequestsInflight)),
+		watches:  newSeats(limit(limits.Watches, DefaultMaxWatches)),
+		leases:   newSeats(limit(limits.Leases, DefaultLeaseRequestsInflight)),
+		metrics:  m,
 	}
 }
 
-// admit takes a seat for req, or answers 429 and reports false. Call
+// Admit takes a seat for req, or answers 429 and reports false. Call
 // release once the request is done.
 //
 // The server's own clients (the loopback identity) are exempt, so the
 // built-in controllers are never starved by other clients: unlike kube,
 // where every system:masters member is exempt, the admin is not, because
 // the admin token is what any other client here holds.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, req *request) (release func(), ok bool) {
-	watch := req.verb == "watch"
-	mutating := !watch && req.verb != "get" && req.verb != "list"
+func (i *Inflight) Admit(w http.ResponseWriter, r *http.Request, req RequestInfo) (release func(), ok bool) {
+	watch := req.Verb == "watch"
+	mutating := !watch && req.Verb != "get" && req.Verb != "list"
 	var held seats
 	switch {
 	case isLoopback(r.Context()):
 	case watch:
-		held = s.inflight.watches
-	case req.res.GroupResource() == leaseGR && leaseNamespaces[req.namespace]:
+		held = i.watches
+	case req.Resource == leaseGR && leaseNamespaces[req.Namespace]:
 		// Reserved seats first, then the shared pool.
-		held = s.inflight.leases
+		held = i.leases
 		if !held.tryAcquire() {
-			held = s.inflight.pool(mutating)
+			held = i.pool(mutating)
 			if !held.tryAcquire() {
-				s.tooManyRequests(w, req, mutating)
+				i.tooManyRequests(w, req, mutating)
 				return nil, false
 			}
 		}
-		return s.seated(held, req, mutating), true
+		return i.seated(held, req, mutating), true
 	default:
-		held = s.inflight.pool(mutating)
+		held = i.pool(mutating)
 	}
 	if !held.tryAcquire() {
-		s.tooManyRequests(w, req, mutating)
+		i.tooManyRequests(w, req, mutating)
 		return nil, false
 	}
-	return s.seated(held, req, mutating), true
+	return i.seated(held, req, mutating), true
 }
 
-func (i *inflight) pool(mutating bool) seats {
+func (i *Inflight) pool(mutating bool) seats {
 	if mutating {
 		return i.mutating
 	}
@@ -134,58 +156,25 @@ func (i *inflight) pool(mutating bool) seats {
 
 // seated counts an admitted request in the in-flight gauge, which leaves
 // watches out as kube's does, and returns what ends it.
-func (s *Server) seated(held seats, req *request, mutating bool) func() {
-	if req.verb == "watch" {
+func (i *Inflight) seated(held seats, req RequestInfo, mutating bool) func() {
+	if req.Verb == "watch" {
 		return held.release
 	}
-	done := s.metrics.Inflight(mutating)
+	done := i.metrics.Inflight(mutating)
 	return func() {
 		done()
 		held.release()
 	}
 }
 
-func (s *Server) tooManyRequests(w http.ResponseWriter, req *request, mutating bool) {
+func (i *Inflight) tooManyRequests(w http.ResponseWriter, req RequestInfo, mutating bool) {
 	kind := metrics.ReadOnlyKind
 	if mutating {
 		kind = metrics.MutatingKind
 	}
-	s.metrics.Dropped(kind, req.metricLabels(nil))
+	i.metrics.Dropped(kind, req.Labels)
 	// kube answers in plain text, not a Status; clients go by the code and
 	// Retry-After.
 	w.Header().Set("Retry-After", "1")
 	http.Error(w, tooManyRequestsMessage, http.StatusTooManyRequests)
-}
-
-func withUser(ctx context.Context, u authenticationv1.UserInfo) context.Context {
-	return user.WithInfo(ctx, u)
-}
-
-// userFrom returns the request's authenticated user, if the server knows
-// who it is.
-func userFrom(ctx context.Context) (authenticationv1.UserInfo, bool) {
-	return user.From(ctx)
-}
-
-func isLoopback(ctx context.Context) bool {
-	u, ok := userFrom(ctx)
-	return ok && u.Username == credentials.LoopbackUsername
-}
-
-// authenticate checks r's credentials and, when the Authenticator can say
-// whose they are, returns r carrying that user.
-func (s *Server) authenticate(r *http.Request) (*http.Request, bool) {
-	a := s.cfg.Authenticator
-	if a == nil {
-		return r, true
-	}
-	id, ok := a.(Identifier)
-	if !ok {
-		return r, a.Authenticate(r)
-	}
-	u, ok := id.Identify(r)
-	if !ok {
-		return r, false
-	}
-	return r.WithContext(withUser(r.Context(), u)), true
 }

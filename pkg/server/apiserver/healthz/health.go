@@ -1,4 +1,4 @@
-package apiserver
+package healthz
 
 import (
 	"bytes"
@@ -10,11 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -40,20 +36,53 @@ var (
 	errShuttingDown    = errors.New("server is shutting down")
 )
 
+// Store is the store whose reads the "etcd" check tries.
+type Store interface {
+	Get(ctx context.Context, key string) (storage.KeyValue, error)
+}
+
+// Cache is the watch cache the "watch-cache" check waits for.
+type Cache interface {
+	Ready() <-chan struct{}
+	WaitFresh(ctx context.Context) error
+}
+
+// Config is what the checks look at.
+type Config struct {
+	Store Store
+	Cache Cache
+	// Log watches the server's log handler.
+	Log *LogProbe
+	// Bootstrapped is closed once the system namespaces exist.
+	Bootstrapped <-chan struct{}
+	// Stopping reports that the server is shutting down.
+	Stopping func() bool
+	// Logger gets the reasons a probe failed, which it withholds.
+	Logger *slog.Logger
+}
+
+// Checker serves the health endpoints.
+type Checker struct {
+	cfg Config
+}
+
+// New returns the checks of cfg.
+func New(cfg Config) *Checker { return &Checker{cfg: cfg} }
+
 // healthChecks lists the checks of one probe endpoint ("healthz", "livez"
 // or "readyz") in the order they are reported.
-func (s *Server) healthChecks(endpoint string) []healthCheck {
+func (h *Checker) healthChecks(endpoint string) []healthCheck {
 	checks := []healthCheck{
 		{"ping", func(context.Context) error { return nil }},
-		{"log", func(context.Context) error { return s.logProbe.check() }},
-		{"etcd", s.checkStorage},
+		{"log", func(context.Context) error { return h.cfg.Log.check() }},
+		{"etcd", h.checkStorage},
 	}
 	if endpoint == "readyz" {
-		checks = append(checks, healthCheck{"watch-cache", s.checkCache})
+		checks = append(checks, healthCheck{"watch-cache", h.checkCache})
 	}
 	checks = append(checks, healthCheck{"poststarthook/bootstrap-controller", func(context.Context) error {
 		select {
-		case <-s.bootstrapped:
+		case <-h.cfg.Bootstrapped:
 			return nil
 		default:
 			return errNotBootstrapped
@@ -61,7 +90,7 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 	}})
 	if endpoint == "readyz" {
 		checks = append(checks, healthCheck{"shutdown", func(context.Context) error {
-			if s.stopping.Load() {
+			if h.cfg.Stopping() {
 				return errShuttingDown
 			}
 			return nil
@@ -71,8 +100,8 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 }
 
 // checkStorage reads one key: reaching the store is what counts.
-func (s *Server) checkStorage(ctx context.Context) error {
-	if _, err := s.storage.Get(ctx, healthProbeKey); err != nil && !errors.Is(err, storage.ErrNotFound) {
+func (h *Checker) checkStorage(ctx context.Context) error {
+	if _, err := h.cfg.Store.Get(ctx, healthProbeKey); err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -80,21 +109,21 @@ func (s *Server) checkStorage(ctx context.Context) error {
 
 // checkCache passes once the watch cache has listed and has caught up
 // with the store's current revision.
-func (s *Server) checkCache(ctx context.Context) error {
+func (h *Checker) checkCache(ctx context.Context) error {
 	select {
-	case <-s.cache.Ready():
+	case <-h.cfg.Cache.Ready():
 	default:
 		return errCacheNotReady
 	}
-	if err := s.cache.WaitFresh(ctx); err != nil {
+	if err := h.cfg.Cache.WaitFresh(ctx); err != nil {
 		return fmt.Errorf("watch cache is behind the store: %w", err)
 	}
 	return nil
 }
 
-// healthEndpoint splits /readyz, /readyz/ping, /livez/poststarthook/x...
+// Match splits /readyz, /readyz/ping, /livez/poststarthook/x...
 // into the endpoint and the check; ok is false for other paths.
-func healthEndpoint(path string) (endpoint, check string, ok bool) {
+func Match(path string) (endpoint, check string, ok bool) {
 	endpoint, check, _ = strings.Cut(strings.TrimPrefix(path, "/"), "/")
 	switch endpoint {
 	case "healthz", "livez", "readyz":
@@ -103,22 +132,22 @@ func healthEndpoint(path string) (endpoint, check string, ok bool) {
 	return "", "", false
 }
 
-// serveHealth answers /healthz, /livez and /readyz as kube-apiserver does:
+// ServeEndpoint answers /healthz, /livez and /readyz as kube-apiserver does:
 // "ok", or with ?verbose one line per check; a failing check makes it a
 // 500 that names the check but withholds the reason, since the endpoint
 // is public. exclude= skips checks by name.
-func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint string) {
+func (h *Checker) ServeEndpoint(w http.ResponseWriter, r *http.Request, endpoint string) {
 	q := r.URL.Query()
 	excluded := q["exclude"]
 	var out, reasons bytes.Buffer
 	var failed []string
-	for _, c := range s.healthChecks(endpoint) {
+	for _, c := range h.healthChecks(endpoint) {
 		if i := slices.Index(excluded, c.name); i >= 0 {
 			excluded = slices.Delete(excluded, i, i+1)
 			fmt.Fprintf(&out, "[+]%s excluded: ok\n", c.name)
 			continue
 		}
-		if err := s.runCheck(r.Context(), c); err != nil {
+		if err := h.runCheck(r.Context(), c); err != nil {
 			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.name)
 			fmt.Fprintf(&reasons, "[-]%s failed: %v\n", c.name, err)
 			failed = append(failed, c.name)
@@ -134,7 +163,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint st
 		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(quoted, ","))
 	}
 	if len(failed) > 0 {
-		s.log.Debug("health check failed", "endpoint", endpoint, "checks", failed, "reasons", reasons.String())
+		h.cfg.Logger.Debug("health check failed", "endpoint", endpoint, "checks", failed, "reasons", reasons.String())
 		http.Error(w, out.String()+endpoint+" check failed", http.StatusInternalServerError)
 		return
 	}
@@ -148,78 +177,27 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint st
 	_, _ = out.WriteTo(w)
 }
 
-// serveHealthCheck answers /<endpoint>/<check>: "ok", or a 500 with the
+// ServeCheck answers /<endpoint>/<check>: "ok", or a 500 with the
 // reason. Unlike the endpoints themselves it needs credentials, as in
-// kube-apiserver, because it tells why.
-func (s *Server) serveHealthCheck(w http.ResponseWriter, r *http.Request, endpoint, name string) {
-	i := slices.IndexFunc(s.healthChecks(endpoint), func(c healthCheck) bool { return c.name == name })
+// kube-apiserver, because it tells why. It reports false, answering
+// nothing, when the endpoint has no such check.
+func (h *Checker) ServeCheck(w http.ResponseWriter, r *http.Request, endpoint, name string) bool {
+	i := slices.IndexFunc(h.healthChecks(endpoint), func(c healthCheck) bool { return c.name == name })
 	if i < 0 {
-		writeStatus(w, apierror.PathNotFound())
-		return
+		return false
 	}
-	if err := s.runCheck(r.Context(), s.healthChecks(endpoint)[i]); err != nil {
+	if err := h.runCheck(r.Context(), h.healthChecks(endpoint)[i]); err != nil {
 		http.Error(w, "internal server error: "+err.Error(), http.StatusInternalServerError)
-		return
+		return true
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write([]byte("ok"))
+	return true
 }
 
-func (s *Server) runCheck(ctx context.Context, c healthCheck) error {
+func (h *Checker) runCheck(ctx context.Context, c healthCheck) error {
 	ctx, cancel := context.WithTimeout(ctx, healthCheckTimeout)
 	defer cancel()
 	return c.check(ctx)
-}
-
-// logBlockedAfter is how long one log write may take before the log
-// check fails; kube-apiserver's allows its log flush two minutes too.
-const logBlockedAfter = 2 * time.Minute
-
-// logProbe watches the server's log handler: a write that does not return
-// (a full pipe, a stuck disk) fails the "log" check, since a server that
-// cannot log hangs wherever it tries to.
-type logProbe struct {
-	next slog.Handler
-	// writes holds the start times of the writes in progress.
-	writes *sync.Map
-	seq    *atomic.Uint64
-	after  time.Duration
-}
-
-func newLogProbe(h slog.Handler) *logProbe {
-	return &logProbe{next: h, writes: &sync.Map{}, seq: &atomic.Uint64{}, after: logBlockedAfter}
-}
-
-func (p *logProbe) Enabled(ctx context.Context, l slog.Level) bool { return p.next.Enabled(ctx, l) }
-
-func (p *logProbe) Handle(ctx context.Context, rec slog.Record) error {
-	id := p.seq.Add(1)
-	p.writes.Store(id, time.Now())
-	defer p.writes.Delete(id)
-	return p.next.Handle(ctx, rec)
-}
-
-func (p *logProbe) WithAttrs(attrs []slog.Attr) slog.Handler {
-	q := *p
-	q.next = p.next.WithAttrs(attrs)
-	return &q
-}
-
-func (p *logProbe) WithGroup(name string) slog.Handler {
-	q := *p
-	q.next = p.next.WithGroup(name)
-	return &q
-}
-
-func (p *logProbe) check() error {
-	var err error
-	p.writes.Range(func(_, v any) bool {
-		if since := time.Since(v.(time.Time)); since > p.after {
-			err = fmt.Errorf("logging blocked for %v", since.Round(time.Second))
-			return false
-		}
-		return true
-	})
-	return err
 }
