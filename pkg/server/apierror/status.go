@@ -226,3 +226,13 @@ func QuotaExceeded(q *storage.QuotaError) *StatusError {
 			"creates and updates are refused until deletes and compaction of old history bring usage under the quota, "+
 			"and deletes still work", q.Used, q.Quota))
 }
+
+// NamespaceTerminating refuses a create in a namespace being deleted, as
+// kube-apiserver's NamespaceLifecycle admission words it.
+func NamespaceTerminating(ns string, gr schema.GroupResource, name string) *StatusError {
+	e := New(http.StatusForbidden, metav1.StatusReasonForbidden,
+		"unable to create new content in namespace "+ns+" because it is being terminated")
+	e.Status.Details = &metav1.StatusDetails{Name: name, Kind: gr.String(),
+		Causes: []metav1.StatusCause{{Type: "NamespaceTerminating", Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}}
+	return e
+}

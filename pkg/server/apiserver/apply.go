@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,7 +29,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	if manager == "" {
 		return apierror.Invalid(patchOptionsKind, "", field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")})
 	}
-	force, err := parseForce(req)
+	force, err := params.Force(req.query)
 	if err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 		return apierror.BadRequest("error decoding YAML: %v", err)
 	}
 	patch := &unstructured.Unstructured{}
-	if err := unmarshalJSON(js, &patch.Object); err != nil || patch.Object == nil {
+	if err := params.UnmarshalJSON(js, &patch.Object); err != nil || patch.Object == nil {
 		return apierror.BadRequest("the apply patch is not a YAML or JSON object")
 	}
 	if patch.GetAPIVersion() == "" || patch.GetKind() == "" {
@@ -46,15 +47,15 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 	if n := patch.GetName(); n != "" && n != req.name {
 		return apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", n, req.name)
 	}
-	fv, err := parseFieldValidation(req)
+	fv, err := params.FieldValidation(req.query)
 	if err != nil {
 		return err
 	}
-	dryRun, err := parseDryRun(req)
+	dryRun, err := params.DryRun(req.query)
 	if err != nil {
 		return err
 	}
-	dupWarnings, dupErr := applyDuplicateKeys(body, fv)
+	dupWarnings, dupErr := params.ApplyDuplicateKeys(body, fv)
 	var warned bool
 	decode := func(merged map[string]any) (*unstructured.Unstructured, error) {
 		if dupErr != nil {
@@ -88,15 +89,4 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, req *request, bod
 		return s.writeObject(w, r, res, http.StatusCreated, b)
 	}
 	return s.writeResult(w, r, req, http.StatusOK, b)
-}
-
-func parseForce(req *request) (bool, error) {
-	switch v := req.query.Get("force"); v {
-	case "", "false":
-		return false, nil
-	case "true":
-		return true, nil
-	default:
-		return false, apierror.BadRequest("force must be true or false, not %q", v)
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/filters"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/healthz"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
@@ -247,10 +248,10 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if err := checkEmptyNamespace(res, req); err != nil {
 		return req, err
 	}
-	if err := checkQuery(req.verb, req.query); err != nil {
+	if err := params.CheckQuery(req.verb, req.query); err != nil {
 		return req, err
 	}
-	if err := checkFieldManager(req); err != nil {
+	if err := params.CheckFieldManager(req.query); err != nil {
 		return req, err
 	}
 	return req, nil
@@ -295,43 +296,4 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
-}
-
-// queryParams are the parameters each verb accepts. Anything else is a
-// client mistake worth a 400 rather than silently ignored; "watch" is
-// accepted on lists because client-go sends watch=false on some paths.
-var queryParams = func() map[registry.Verb]map[string]bool {
-	common := []string{"pretty", "timeout"}
-	listing := []string{"labelSelector", "fieldSelector", "resourceVersion", "resourceVersionMatch", "limit", "continue", "watch", "allowWatchBookmarks", "timeoutSeconds", "sendInitialEvents", "includeObject"}
-	writing := []string{"dryRun", "fieldManager", "fieldValidation"}
-	deleting := []string{"dryRun", "gracePeriodSeconds", "propagationPolicy", "orphanDependents", "ignoreStoreReadErrorWithClusterBreakingPotential"}
-	set := func(lists ...[]string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range lists {
-			for _, p := range l {
-				m[p] = true
-			}
-		}
-		return m
-	}
-	return map[registry.Verb]map[string]bool{
-		registry.VerbGet:              set(common, []string{"resourceVersion", "includeObject"}),
-		registry.VerbList:             set(common, listing),
-		registry.VerbWatch:            set(common, listing),
-		registry.VerbCreate:           set(common, writing),
-		registry.VerbUpdate:           set(common, writing),
-		registry.VerbPatch:            set(common, writing, []string{"force"}),
-		registry.VerbDelete:           set(common, deleting),
-		registry.VerbDeleteCollection: set(common, deleting, listing),
-	}
-}()
-
-func checkQuery(verb registry.Verb, q url.Values) error {
-	allowed := queryParams[verb]
-	for k := range q {
-		if !allowed[k] {
-			return apierror.BadRequest("unknown query parameter %q for %s", k, verb)
-		}
-	}
-	return nil
 }

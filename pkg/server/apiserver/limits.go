@@ -8,9 +8,6 @@ import (
 // The bounds kube-apiserver puts on what one request may make the
 // server hold or store.
 const (
-	// maxBodyBytes is kube-apiserver's --max-request-bytes default
-	// (MaxRequestBodyBytes).
-	maxBodyBytes = 3 << 20
 	// maxJSONPatchOps is the most operations one JSON patch may hold.
 	maxJSONPatchOps = 10000
 	// maxJSONPatchCopyBytes bounds what the copy operations of one JSON

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -41,7 +42,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	switch mt {
 	case jsonPatchType, mergePatchType:
 	case applyPatchType:
-		body, err := readBody(w, r)
+		body, err := params.ReadBody(w, r)
 		if err != nil {
 			return err
 		}
@@ -56,7 +57,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 	if req.query.Get("force") != "" {
 		return apierror.Invalid(patchOptionsKind, "", field.ErrorList{field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch")})
 	}
-	body, err := readBody(w, r)
+	body, err := params.ReadBody(w, r)
 	if err != nil {
 		return err
 	}
@@ -70,15 +71,15 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, req *request) err
 		}
 	} else {
 		var probe map[string]any
-		if err := unmarshalJSON(body, &probe); err != nil {
+		if err := params.UnmarshalJSON(body, &probe); err != nil {
 			return apierror.BadRequest("the patch is not a JSON object: %v", err)
 		}
 	}
-	fv, err := parseFieldValidation(req)
+	fv, err := params.FieldValidation(req.query)
 	if err != nil {
 		return err
 	}
-	dryRun, err := parseDryRun(req)
+	dryRun, err := params.DryRun(req.query)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -97,7 +98,7 @@ func FuzzPatch(f *testing.F) {
 			t.Fatalf("GET the gizmo after PATCH %s: %d %s", target, got.Code, got.Body)
 		}
 		var obj map[string]any
-		if err := unmarshalJSON(got.Body.Bytes(), &obj); err != nil {
+		if err := params.UnmarshalJSON(got.Body.Bytes(), &obj); err != nil {
 			t.Fatal(err)
 		}
 		if errs := gizmo.Validate(t.Context(), obj, nil); len(errs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
@@ -29,24 +30,24 @@ func (s *Server) updateScale(w http.ResponseWriter, r *http.Request, req *reques
 	if err != nil {
 		return err
 	}
-	body, err := readBody(w, r)
+	body, err := params.ReadBody(w, r)
 	if err != nil {
 		return err
 	}
-	if body, err = jsonBody(bf, body, generic.ScaleGVK); err != nil {
+	if body, err = params.JSONBody(bf, body, generic.ScaleGVK); err != nil {
 		return err
 	}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := unmarshalJSON(body, &tm); err != nil {
+	if err := params.UnmarshalJSON(body, &tm); err != nil {
 		return apierror.BadRequest("the body is not a valid Scale: %v", err)
 	}
 	if (tm.Kind != "" && tm.Kind != generic.ScaleGVK.Kind) || (tm.APIVersion != "" && tm.APIVersion != generic.ScaleGVK.GroupVersion().String()) {
 		return apierror.BadRequest("the body is a %s %s, not a %s", tm.APIVersion, tm.Kind, generic.ScaleGVK)
 	}
-	dryRun, err := parseDryRun(req)
+	dryRun, err := params.DryRun(req.query)
 	if err != nil {
 		return err
 	}

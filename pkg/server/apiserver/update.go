@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
@@ -13,11 +14,11 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, req *request) er
 	if req.subresource == registry.SubresourceScale {
 		return s.updateScale(w, r, req)
 	}
-	u, warnings, err := s.decodeObject(w, r, req)
+	u, warnings, err := params.DecodeObject(w, r, req.res, req.name, req.query)
 	if err != nil {
 		return err
 	}
-	dryRun, err := parseDryRun(req)
+	dryRun, err := params.DryRun(req.query)
 	if err != nil {
 		return err
 	}
@@ -32,7 +33,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, req *request) er
 // or its Scale.
 func (s *Server) writeUpdate(w http.ResponseWriter, r *http.Request, req *request, dryRun bool, desired generic.Desired) error {
 	b, err := s.objects.Update(r.Context(), req.res, req.namespace, req.name, desired, generic.UpdateOptions{
-		Subresource: req.subresource, DryRun: dryRun, FieldManager: managerName(r, req),
+		Subresource: req.subresource, DryRun: dryRun, FieldManager: params.Manager(r, req.query),
 	})
 	if err != nil {
 		return err

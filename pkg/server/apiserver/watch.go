@@ -12,6 +12,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/protobuf"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
@@ -26,7 +27,7 @@ const defaultWatchWriteTimeout = time.Minute
 
 // watchParams are a watch request's parsed parameters.
 type watchParams struct {
-	sel        selection
+	sel        params.Selection
 	initial    bool  // send the current state first
 	after      int64 // otherwise, events after this revision
 	consistent bool  // the initial state must be the latest
@@ -40,7 +41,7 @@ func parseWatch(req *request) (watchParams, error) {
 	q := req.query
 	var p watchParams
 	var err error
-	if p.sel, err = parseSelection(q, req.res); err != nil {
+	if p.sel, err = params.ParseSelection(q, req.res); err != nil {
 		return p, err
 	}
 	p.bookmarks = q.Get("allowWatchBookmarks") == "true"
@@ -59,7 +60,7 @@ func parseWatch(req *request) (watchParams, error) {
 	rv, match := q.Get("resourceVersion"), q.Get("resourceVersionMatch")
 	var n int64
 	if rv != "" {
-		if n, err = parseRV(rv); err != nil {
+		if n, err = params.ParseRV(rv); err != nil {
 			return p, err
 		}
 	}
@@ -134,7 +135,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, req *request) err
 	ws.start()
 	defer watcher.Stop()
 	for _, o := range watcher.Initial {
-		if o = ws.served(o); o != nil && (p.sel.empty() || p.sel.matches(o)) {
+		if o = ws.served(o); o != nil && (p.sel.Empty() || p.sel.Matches(o)) {
 			ws.send("ADDED", o, nil, 0)
 		}
 	}
@@ -204,7 +205,7 @@ type watchStream struct {
 	w             http.ResponseWriter
 	rc            *http.ResponseController
 	f             response.Format
-	sel           selection
+	sel           params.Selection
 	includeObject string
 	lastRev       int64
 	tableSent     bool
@@ -228,22 +229,22 @@ func (ws *watchStream) sendEvent(ev *watchcache.Event) {
 	if ev = ws.servedEvent(ev); ev == nil {
 		return
 	}
-	if ws.sel.empty() {
+	if ws.sel.Empty() {
 		ws.send(eventType(ev.Type), ev.Object, ev, memoSlot(ev.Type, false))
 		return
 	}
 	switch ev.Type {
 	case storage.Added:
-		if ws.sel.matches(ev.Object) {
+		if ws.sel.Matches(ev.Object) {
 			ws.send("ADDED", ev.Object, ev, memoSlot(storage.Added, false))
 		}
 	case storage.Deleted:
-		if ws.sel.matches(ev.Object) {
+		if ws.sel.Matches(ev.Object) {
 			ws.send("DELETED", ev.Object, ev, memoSlot(storage.Deleted, false))
 		}
 	case storage.Modified:
-		cur := ws.sel.matches(ev.Object)
-		old := ev.Prev != nil && ws.sel.matches(ev.Prev)
+		cur := ws.sel.Matches(ev.Object)
+		old := ev.Prev != nil && ws.sel.Matches(ev.Prev)
 		switch {
 		case cur && old:
 			ws.send("MODIFIED", ev.Object, ev, memoSlot(storage.Modified, false))

@@ -75,7 +75,7 @@ func TestForType(t *testing.T) {
 		event    = core + "Event"
 		crd      = apiext + "CustomResourceDefinition"
 		props    = apiext + "JSONSchemaProps"
-		odd      = "com.github.setpoint-dev.setpoint.pkg.openapi.oddKind"
+		odd      = "com.github.setpoint-dev.setpoint.pkg.server.openapi.oddKind"
 	)
 	type check struct {
 		at prop

@@ -3,7 +3,6 @@ package generic
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,11 +161,7 @@ func (s *Store) checkNamespace(ctx context.Context, ns string, gr schema.GroupRe
 	}
 	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
 	if u.GetDeletionTimestamp() != nil || phase == "Terminating" {
-		e := apierror.New(http.StatusForbidden, metav1.StatusReasonForbidden,
-			"unable to create new content in namespace "+ns+" because it is being terminated")
-		e.Status.Details = &metav1.StatusDetails{Name: name, Kind: gr.String(),
-			Causes: []metav1.StatusCause{{Type: "NamespaceTerminating", Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}}
-		return e
+		return apierror.NamespaceTerminating(ns, gr, name)
 	}
 	return nil
 }

@@ -1,10 +1,11 @@
-package apiserver
+package params
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 
 	"sigs.k8s.io/yaml"
 
@@ -15,8 +16,8 @@ import (
 // in a create or update body sent as YAML ("" for none, and for other
 // formats): converting YAML to JSON keeps the last value silently, so
 // kube-apiserver checks the original body under Warn and Strict.
-func yamlDuplicates(bf bodyFormat, body []byte, fv registry.FieldValidation) string {
-	if bf != bodyYAML || fv == registry.FieldIgnore {
+func yamlDuplicates(bf response.BodyFormat, body []byte, fv registry.FieldValidation) string {
+	if bf != response.BodyYAML || fv == registry.FieldIgnore {
 		return ""
 	}
 	if _, err := yaml.YAMLToJSONStrict(body); err != nil {

@@ -1,4 +1,4 @@
-package apiserver
+package params
 
 import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
@@ -14,12 +14,12 @@ var yamlErrorPrefixes = []string{
 	"yaml: unmarshal errors:\n",
 }
 
-// applyDuplicateKeys checks an apply patch for keys set twice in one
+// ApplyDuplicateKeys checks an apply patch for keys set twice in one
 // map, which a plain YAML decode lets the last one win. As in
 // kube-apiserver, fieldValidation=Strict refuses the patch with a 400
 // (returned as err, for the caller to answer once the apply itself has
 // succeeded), Warn warns for each key, Ignore does neither.
-func applyDuplicateKeys(body []byte, fv registry.FieldValidation) (warnings []string, err error) {
+func ApplyDuplicateKeys(body []byte, fv registry.FieldValidation) (warnings []string, err error) {
 	if fv == registry.FieldIgnore {
 		return nil, nil
 	}

@@ -1,7 +1,8 @@
-package apiserver
+package params
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode"
 
@@ -11,11 +12,11 @@ import (
 // maxManagerLength is kube-apiserver's limit on a field manager's name.
 const maxManagerLength = 128
 
-// managerName is the fieldManager a write is recorded under: the
+// Manager is the fieldManager a write is recorded under: the
 // request's parameter, or else the client's User-Agent up to its first
 // slash, as kube-apiserver derives it.
-func managerName(r *http.Request, req *request) string {
-	if m := req.query.Get("fieldManager"); m != "" {
+func Manager(r *http.Request, q url.Values) string {
+	if m := q.Get("fieldManager"); m != "" {
 		return m
 	}
 	ua, _, _ := strings.Cut(r.UserAgent(), "/")
@@ -31,10 +32,10 @@ func managerName(r *http.Request, req *request) string {
 	return ua
 }
 
-// checkFieldManager applies kube-apiserver's rules to the fieldManager
+// CheckFieldManager applies kube-apiserver's rules to the fieldManager
 // parameter: printable and at most 128 bytes.
-func checkFieldManager(req *request) error {
-	m := req.query.Get("fieldManager")
+func CheckFieldManager(q url.Values) error {
+	m := q.Get("fieldManager")
 	if len(m) > maxManagerLength {
 		return apierror.BadRequest("fieldManager: Too long: may not be more than %d bytes", maxManagerLength)
 	}
