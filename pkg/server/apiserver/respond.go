@@ -6,6 +6,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
@@ -39,4 +40,17 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 
 func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry.Resource, items []*watchcache.Object, meta listMeta) error {
 	return response.Encoder{Now: s.now}.List(w, r, res, items, meta)
+}
+
+// writeResult writes an object read or written through req: the object
+// itself, or its Scale for the scale subresource.
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, req *request, code int, obj []byte) error {
+	if req.subresource != registry.SubresourceScale {
+		return s.writeObject(w, r, req.res, code, obj)
+	}
+	b, err := generic.ScaleOf(req.res, obj)
+	if err != nil {
+		return err
+	}
+	return s.writeObject(w, r, generic.ScaleResource, code, b)
 }

@@ -5,22 +5,8 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
-	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
-
-// writeResult writes an object read or written through req: the object
-// itself, or its Scale for the scale subresource.
-func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, req *request, code int, obj []byte) error {
-	if req.subresource != registry.SubresourceScale {
-		return s.writeObject(w, r, req.res, code, obj)
-	}
-	b, err := generic.ScaleOf(req.res, obj)
-	if err != nil {
-		return err
-	}
-	return s.writeObject(w, r, generic.ScaleResource, code, b)
-}
 
 // updateScale serves PUT on the scale subresource: the body is a Scale,
 // and only its spec.replicas is written, under its resourceVersion as a
