@@ -1,11 +1,13 @@
 // Package apiserver is the HTTP front of the server half: it speaks the
 // Kubernetes REST API (discovery, get, list, watch, create, update,
-// patch, delete, deletecollection, the status subresource) over HTTPS for
-// every resource in a registry.Registry, through one generic path.
+// patch, delete, deletecollection, the status, scale and finalize
+// subresources) over HTTPS for every resource in a registry.Registry.
 //
-// Writes go straight to storage.Interface with compare-and-swap on the
-// revision; reads are served from the watch cache (package watchcache),
-// which one storage watch keeps current. CRDs are served as soon as they
-// are written: the cache's event hook turns each one into registry
-// resources before the write is answered.
+// It routes a request to a resource and verb, reads its parameters and
+// body (package params), calls the object store (package
+// registry/generic), which holds every object rule and is the only way
+// to storage, and encodes the answer (package response). Filters in front
+// (package filters) bound time and concurrency and authenticate. CRDs are
+// served as soon as they are written: the watch cache's event hook turns
+// each one into registry resources before the write is answered.
 package apiserver
