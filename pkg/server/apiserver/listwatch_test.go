@@ -289,6 +289,9 @@ func TestWatch(t *testing.T) {
 		for i := 1; i < 6; i++ {
 			sc.must(201, "POST", path, configMap("demo", fmt.Sprintf("x%d", i), nil))
 		}
+		// A consistent list waits until the cache has applied every
+		// create, so its event log has moved past the first.
+		sc.must(200, "GET", path, nil)
 		ch, stop := sc.watch(path + "?watch=1&resourceVersion=" + str(meta(first)["resourceVersion"]))
 		defer stop()
 		ev := next(t, ch)

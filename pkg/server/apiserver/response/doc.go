@@ -2,8 +2,10 @@
 // the encoding a request asks for (Accept and Content-Type negotiation)
 // and writes what the endpoints hand it, served JSON or watch-cache
 // objects, as JSON, YAML, protobuf, a Table or PartialObjectMetadata,
-// including the frames of a watch stream. It knows objects only as
-// bytes and registry descriptions, never storage, so endpoints of any
-// store can share it; kube-apiserver keeps the same work in
-// endpoints/handlers/negotiation and responsewriters.
+// and runs a watch's stream: the events a watcher delivers, filtered by
+// the endpoint's selection, framed, buffered and flushed under a write
+// deadline. It knows objects only as bytes, watch-cache objects and
+// registry descriptions, never the storage behind them, so endpoints of
+// any store can share it; kube-apiserver keeps the same work in
+// endpoints/handlers/negotiation, responsewriters and watch.go.
 package response

@@ -1,4 +1,4 @@
-package apiserver
+package response
 
 import (
 	"net/http"
@@ -62,7 +62,7 @@ func TestWatchFlushDeadline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &deadlineWriter{stalled: tc.stalled}
-			ws := &watchStream{s: &Server{cfg: Config{WatchWriteTimeout: timeout}}, w: w, rc: http.NewResponseController(w)}
+			ws := NewWatchStream(w, WatchConfig{WriteTimeout: timeout})
 			ws.buf.WriteString(`{"type":"ADDED","object":{}}` + "\n")
 			done := make(chan struct{})
 			start := time.Now()
