@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, req *request) error {
@@ -38,5 +39,5 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, req *r
 	if err != nil {
 		return err
 	}
-	return s.writeList(w, r, req.res, items, listMeta{ResourceVersion: strconv.FormatInt(rev, 10)})
+	return s.writeList(w, r, req.res, items, generic.ListMeta{ResourceVersion: strconv.FormatInt(rev, 10)})
 }

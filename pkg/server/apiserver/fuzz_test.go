@@ -8,16 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
-
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
-
-func asStatus(err error, se **apierror.StatusError) bool {
-	s, ok := err.(*apierror.StatusError)
-	*se = s
-	return ok
-}
 
 // FuzzRequest sends arbitrary requests to the handler: whatever comes in,
 // the answer is never a 5xx, every error is a Status with the code of the

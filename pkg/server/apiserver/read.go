@@ -49,16 +49,16 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, req *request) erro
 }
 
 // listObjects reads one page.
-func (s *Server) listObjects(ctx context.Context, req *request, sel params.Selection, limit int) ([]*watchcache.Object, listMeta, error) {
+func (s *Server) listObjects(ctx context.Context, req *request, sel params.Selection, limit int) ([]*watchcache.Object, generic.ListMeta, error) {
 	opts := generic.ListOptions{Match: sel.Match(), Limit: limit, Continue: req.query.Get("continue")}
 	if opts.Continue != "" {
 		if req.query.Get("resourceVersion") != "" {
-			return nil, listMeta{}, apierror.BadRequest("specifying resource version is not allowed when using continue")
+			return nil, generic.ListMeta{}, apierror.BadRequest("specifying resource version is not allowed when using continue")
 		}
 	} else {
 		rp, err := params.ParseReadPoint(req.query)
 		if err != nil {
-			return nil, listMeta{}, err
+			return nil, generic.ListMeta{}, err
 		}
 		opts.ReadPoint = rp
 	}

@@ -10,23 +10,9 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
-// The verbs answer through these names, which package response serves:
-// the encoding lives there, below every endpoint, and the verb code
-// keeps its call sites.
-
-type (
-	bodyFormat = response.BodyFormat
-	listMeta   = response.ListMeta
-)
-
-const (
-	bodyYAML     = response.BodyYAML
-	bodyProtobuf = response.BodyProtobuf
-)
-
-func requestFormat(contentType string, res *registry.Resource) (bodyFormat, error) {
-	return response.RequestFormat(contentType, res)
-}
+// The verbs answer through these, which package response serves: the
+// encoding lives there, below every endpoint; these add the server's
+// clock and the scale subresource's view.
 
 func writeStatus(w http.ResponseWriter, e *apierror.StatusError) { response.WriteStatus(w, e) }
 
@@ -38,7 +24,7 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, res *regist
 	return response.Encoder{Now: s.now}.Object(w, r, res, code, obj)
 }
 
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry.Resource, items []*watchcache.Object, meta listMeta) error {
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, res *registry.Resource, items []*watchcache.Object, meta generic.ListMeta) error {
 	return response.Encoder{Now: s.now}.List(w, r, res, items, meta)
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/response"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
 
@@ -12,7 +13,7 @@ import (
 // and only its spec.replicas is written, under its resourceVersion as a
 // precondition.
 func (s *Server) updateScale(w http.ResponseWriter, r *http.Request, req *request) error {
-	bf, err := requestFormat(r.Header.Get("Content-Type"), generic.ScaleResource)
+	bf, err := response.RequestFormat(r.Header.Get("Content-Type"), generic.ScaleResource)
 	if err != nil {
 		return err
 	}
