@@ -14,7 +14,6 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
-	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
 // crdGR is the resource whose objects the server turns into served
@@ -30,7 +29,7 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		return
 	}
 	name := ev.Object.Name
-	if ev.Type == storage.Deleted {
+	if ev.Type == watchcache.Deleted {
 		s.unserveCRD(name)
 		return
 	}
@@ -107,7 +106,7 @@ func (s *Server) serveStoredCRDs() {
 		return
 	}
 	for _, o := range c.List(watchcache.ListOptions{}).Items {
-		s.onCacheEvent(crdGR, &watchcache.Event{Type: storage.Added, Revision: o.Revision, Object: o})
+		s.onCacheEvent(crdGR, &watchcache.Event{Type: watchcache.Added, Revision: o.Revision, Object: o})
 	}
 }
 

@@ -49,9 +49,21 @@ func (o *Object) Protobuf(build func(json []byte) ([]byte, error)) ([]byte, erro
 // resourceVersion is rev.
 type DecodeFunc func(key string, value []byte, rev int64) (*Object, error)
 
+// EventType says what an event did to its object. The cache's events
+// carry storage's types under these names, so readers of the cache (the
+// endpoints) need nothing from storage.
+type EventType = storage.EventType
+
+// The event types.
+const (
+	Added    = storage.Added
+	Modified = storage.Modified
+	Deleted  = storage.Deleted
+)
+
 // Event is one change to a resource.
 type Event struct {
-	Type     storage.EventType
+	Type     EventType
 	Revision int64
 	// Object is the new state; for Deleted, the last state carrying the
 	// delete's revision.

@@ -4,7 +4,6 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
-	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
 // sendEvent turns a cache event into what this watcher sees: with a
@@ -21,22 +20,22 @@ func (ws *WatchStream) sendEvent(ev *watchcache.Event) {
 		return
 	}
 	switch ev.Type {
-	case storage.Added:
+	case watchcache.Added:
 		if match(ev.Object) {
-			ws.send("ADDED", ev.Object, ev, memoSlot(storage.Added, false))
+			ws.send("ADDED", ev.Object, ev, memoSlot(watchcache.Added, false))
 		}
-	case storage.Deleted:
+	case watchcache.Deleted:
 		if match(ev.Object) {
-			ws.send("DELETED", ev.Object, ev, memoSlot(storage.Deleted, false))
+			ws.send("DELETED", ev.Object, ev, memoSlot(watchcache.Deleted, false))
 		}
-	case storage.Modified:
+	case watchcache.Modified:
 		cur := match(ev.Object)
 		old := ev.Prev != nil && match(ev.Prev)
 		switch {
 		case cur && old:
-			ws.send("MODIFIED", ev.Object, ev, memoSlot(storage.Modified, false))
+			ws.send("MODIFIED", ev.Object, ev, memoSlot(watchcache.Modified, false))
 		case cur:
-			ws.send("ADDED", ev.Object, ev, memoSlot(storage.Added, false))
+			ws.send("ADDED", ev.Object, ev, memoSlot(watchcache.Added, false))
 		case old:
 			left, err := ev.Memo(memoLeft, func() ([]byte, error) {
 				return generic.AtRevision(ev.Prev.JSON, ev.Revision)
@@ -47,12 +46,12 @@ func (ws *WatchStream) sendEvent(ev *watchcache.Event) {
 			}
 			o := &watchcache.Object{Key: ev.Prev.Key, Namespace: ev.Prev.Namespace, Name: ev.Prev.Name,
 				Revision: ev.Revision, APIVersion: ev.Prev.APIVersion, Labels: ev.Prev.Labels, Fields: ev.Prev.Fields, JSON: left}
-			ws.send("DELETED", o, ev, memoSlot(storage.Deleted, true))
+			ws.send("DELETED", o, ev, memoSlot(watchcache.Deleted, true))
 		}
 	}
 }
 
-func eventType(t storage.EventType) string { return t.String() }
+func eventType(t watchcache.EventType) string { return t.String() }
 
 // Memo slots of an event: JSON frames for ADDED, MODIFIED, DELETED and
 // DELETED-on-leaving-a-selector, then the same four in protobuf, with the
@@ -61,7 +60,7 @@ const (
 	memoLeft = 7
 )
 
-func memoSlot(t storage.EventType, left bool) int {
+func memoSlot(t watchcache.EventType, left bool) int {
 	i := int(t) - 1 // Added 0, Modified 1, Deleted 2
 	if left {
 		i = 3
