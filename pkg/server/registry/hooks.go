@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // FinalizeStrategy is implemented by kinds with a finalize subresource
@@ -78,3 +79,24 @@ func (namespaceStrategy) PrepareForFinalize(obj, old map[string]any) map[string]
 
 // ChangesServing: a CRD write changes the served resources.
 func (crdStrategy) ChangesServing() {}
+
+// GracefulDeleteStrategy is implemented by kinds whose deletion waits a
+// grace period for something outside the server to finish (Pods: the
+// kubelet stops the containers, then deletes the pod with no grace).
+// During the grace period the object stays, with deletionTimestamp set
+// to when the period ends and deletionGracePeriodSeconds to its length.
+type GracefulDeleteStrategy interface {
+	// GracePeriod returns the seconds a delete of obj waits, given
+	// the period the request asked for (nil: none); 0 deletes at once.
+	GracePeriod(obj map[string]any, requested *int64) int64
+}
+
+// BindStrategy is implemented by kinds a binding assigns (Pods): a
+// create on their binding subresource.
+type BindStrategy interface {
+	// ValidateBinding returns what is wrong with binding itself.
+	ValidateBinding(binding map[string]any) field.ErrorList
+	// Bind assigns obj as binding asks. An error refuses the binding
+	// as a conflict with the object's state, worded for the client.
+	Bind(obj, binding map[string]any) error
+}

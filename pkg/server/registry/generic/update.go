@@ -139,8 +139,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 			delete(next.Object, "status")
 		}
 		keepManagedFields(next, u)
-	case registry.SubresourceScale:
-		// desired changed only the replicas in the current object.
+	case registry.SubresourceScale, registry.SubresourceBinding:
+		// desired changed only what the subresource writes (replicas;
+		// the node and the scheduled condition) in the current object.
 		next = u
 	case registry.SubresourceFinalize:
 		fs, ok := res.Strategy.(registry.FinalizeStrategy)
