@@ -1,9 +1,31 @@
 package registry
 
-// Builtin returns the resources every server serves, described the way a
-// CRD describes a custom resource. Each call returns fresh values so a
-// caller may adjust them.
-func Builtin() []*Resource {
+// BuiltinOptions configure the built-in kinds.
+type BuiltinOptions struct {
+	// Services are the ranges Services are allocated from; zero is
+	// DefaultServiceRanges.
+	Services ServiceRanges
+}
+
+// Builtin returns the resources every server serves, with the default
+// options.
+func Builtin() []*Resource { return BuiltinWith(BuiltinOptions{}) }
+
+// BuiltinWith returns the resources every server serves, described the
+// way a CRD describes a custom resource. Each call returns fresh values
+// so a caller may adjust them.
+func BuiltinWith(o BuiltinOptions) []*Resource {
+	if !o.Services.ClusterIPs.IsValid() {
+		o.Services.ClusterIPs = DefaultServiceRanges().ClusterIPs
+	}
+	if o.Services.NodePorts == [2]int{} {
+		o.Services.NodePorts = DefaultServiceRanges().NodePorts
+	}
+	return append(coreBuiltins(), networkBuiltins(o)...)
+}
+
+// coreBuiltins are the kinds that need no options.
+func coreBuiltins() []*Resource {
 	return []*Resource{
 		{
 			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",

@@ -100,3 +100,14 @@ type BindStrategy interface {
 	// as a conflict with the object's state, worded for the client.
 	Bind(obj, binding map[string]any) error
 }
+
+// AllocateStrategy is implemented by kinds whose objects hold values
+// unique across their resource, assigned from a range (a Service's
+// cluster IPs and node ports). The store calls it for one write at a
+// time, once every earlier write is in the watch cache, with what the
+// other objects of the resource hold.
+type AllocateStrategy interface {
+	// Allocate assigns obj's unique values, keeping those old holds
+	// (nil on create); taken are the other objects of the resource.
+	Allocate(obj, old map[string]any, taken []map[string]any) field.ErrorList
+}

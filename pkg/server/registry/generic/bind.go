@@ -2,7 +2,6 @@ package generic
 
 import (
 	"context"
-	"net/http"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,7 +26,7 @@ func (s *Store) Bind(ctx context.Context, res *registry.Resource, ns, name strin
 		return apierror.BadRequest("name in URL does not match name in Binding object")
 	}
 	if errs := bs.ValidateBinding(binding); len(errs) > 0 {
-		return apierror.New(http.StatusInternalServerError, "", errs.ToAggregate().Error())
+		return apierror.Unknown(errs.ToAggregate().Error())
 	}
 	uid, rv := string(b.GetUID()), b.GetResourceVersion()
 	sub := schema.GroupResource{Group: res.Group, Resource: res.Plural + "/binding"}
