@@ -1,0 +1,273 @@
+package registry
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// podStrategy holds Pods to kube-apiserver's rules: the defaults of
+// the Pod type and of the default admission chain on create, the
+// validation of the spec, and an update that may change little more
+// than images, because the kubelet runs what it was first given.
+type podStrategy struct{}
+
+func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
+	var pod corev1.Pod
+	if errs := toTyped(obj, &pod); errs != nil {
+		return errs
+	}
+	defaultPod(&pod)
+	admitPod(&pod)
+	// A new pod starts Pending whatever the client says; the
+	// scheduler and kubelet move it on through the status.
+	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&pod.Spec)}
+	if len(pod.Spec.SchedulingGates) > 0 {
+		pod.Status.Conditions = []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates",
+		}}
+	}
+	errs := podSpecErrors(&pod.Spec, field.NewPath("spec"))
+	if len(pod.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
+	}
+	if errs != nil {
+		return errs
+	}
+	return fromTyped(obj, &pod)
+}
+
+func (podStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
+	var pod, prev corev1.Pod
+	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); errs != nil {
+		return errs
+	}
+	// Defaults apply on every decode, so an update that leaves out a
+	// defaulted field compares equal to the stored pod.
+	defaultPod(&pod)
+	pod.Status = prev.Status
+	if errs := podUpdateErrors(&pod.Spec, &prev.Spec); errs != nil {
+		return errs
+	}
+	return fromTyped(obj, &pod)
+}
+
+// updatablePodFields is the list kube names when it refuses a pod
+// update.
+const updatablePodFields = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`," +
+	"`spec.tolerations` (only additions to existing tolerations)," +
+	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// podUpdateErrors is kube's ValidatePodUpdate for the spec.
+func podUpdateErrors(spec, old *corev1.PodSpec) field.ErrorList {
+	path := field.NewPath("spec")
+	errs := podSpecErrors(spec, path)
+	for _, cs := range []struct {
+		name     string
+		now, was []corev1.Container
+	}{{"containers", spec.Containers, old.Containers}, {"initContainers", spec.InitContainers, old.InitContainers}} {
+		if len(cs.now) != len(cs.was) {
+			return append(errs, field.Forbidden(path.Child(cs.name), "pod updates may not add or remove containers"))
+		}
+	}
+	if d := spec.ActiveDeadlineSeconds; d != nil {
+		if *d < 0 || *d > 1<<31-1 {
+			return append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), *d, validation.InclusiveRangeError(0, 1<<31-1)))
+		}
+		if old.ActiveDeadlineSeconds != nil && *old.ActiveDeadlineSeconds < *d {
+			return append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), *d, "must be less than or equal to previous value"))
+		}
+	} else if old.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), spec.ActiveDeadlineSeconds, "must not update from a positive integer to nil value"))
+	}
+	errs = append(errs, onlyAddedTolerations(spec.Tolerations, old.Tolerations, path.Child("tolerations"))...)
+	errs = append(errs, onlyRemovedGates(spec.SchedulingGates, old.SchedulingGates, path.Child("schedulingGates"))...)
+
+	// What may change, set back to the stored values: anything left
+	// that differs is a change kube refuses.
+	munged := spec.DeepCopy()
+	for i := range munged.Containers {
+		munged.Containers[i].Image = old.Containers[i].Image
+	}
+	for i := range munged.InitContainers {
+		munged.InitContainers[i].Image = old.InitContainers[i].Image
+	}
+	munged.ActiveDeadlineSeconds = old.ActiveDeadlineSeconds
+	munged.SchedulingGates = old.SchedulingGates
+	munged.Tolerations = old.Tolerations
+	if g, og := munged.TerminationGracePeriodSeconds, old.TerminationGracePeriodSeconds; og != nil && *og < 0 && g != nil && *g == 1 {
+		munged.TerminationGracePeriodSeconds = og
+	}
+	if !equality.Semantic.DeepEqual(*munged, *old) {
+		errs = append(errs, field.Forbidden(path, fmt.Sprintf("pod updates may not change fields other than %s\nchanged: %s",
+			updatablePodFields, strings.Join(changedFields(munged, old), ","))))
+	}
+	return errs
+}
+
+// changedFields names the spec fields that differ, the abbreviated
+// form of the diff kube appends to its refusal.
+func changedFields(a, b *corev1.PodSpec) []string {
+	am, _ := fieldsOf(a)
+	bm, _ := fieldsOf(b)
+	var out []string
+	for _, k := range sets.List(sets.KeySet(am).Union(sets.KeySet(bm))) {
+		if !equality.Semantic.DeepEqual(am[k], bm[k]) {
+			out = append(out, "spec."+k)
+		}
+	}
+	return out
+}
+
+func fieldsOf(spec *corev1.PodSpec) (map[string]any, field.ErrorList) {
+	m := map[string]any{}
+	return m, fromTyped(m, spec)
+}
+
+// onlyAddedTolerations is kube's rule that an update keeps every
+// toleration, changing at most its tolerationSeconds.
+func onlyAddedTolerations(now, was []corev1.Toleration, path *field.Path) field.ErrorList {
+	for _, o := range was {
+		found := false
+		for _, n := range now {
+			o.TolerationSeconds = n.TolerationSeconds
+			if equality.Semantic.DeepEqual(o, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return field.ErrorList{field.Forbidden(path, "existing toleration can not be modified except its tolerationSeconds")}
+		}
+	}
+	return nil
+}
+
+// onlyRemovedGates: scheduling gates may be lifted, never added.
+func onlyRemovedGates(now, was []corev1.PodSchedulingGate, path *field.Path) field.ErrorList {
+	old := sets.New[string]()
+	for _, g := range was {
+		old.Insert(g.Name)
+	}
+	var errs field.ErrorList
+	for i, g := range now {
+		if !old.Has(g.Name) {
+			errs = append(errs, field.Forbidden(path.Index(i).Child("name"), fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", g.Name)))
+		}
+	}
+	return errs
+}
+
+// PrepareForStatusUpdate is kube's podStatusStrategy: the spec and
+// owner references stay as stored (old kubelets corrupted owner
+// references), the QoS class set on create cannot be cleared, and an
+// observedGeneration the write leaves out keeps the stored one.
+func (podStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorList {
+	keepSpec(obj, old)
+	meta, oldMeta := nestedMap(obj, true, "metadata"), nestedMap(old, false, "metadata")
+	if refs, ok := oldMeta["ownerReferences"]; ok {
+		meta["ownerReferences"] = refs
+	} else {
+		delete(meta, "ownerReferences")
+	}
+	var pod, prev corev1.Pod
+	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); errs != nil {
+		return errs
+	}
+	if pod.Status.QOSClass == "" {
+		pod.Status.QOSClass = prev.Status.QOSClass
+	}
+	if pod.Status.ObservedGeneration == 0 {
+		pod.Status.ObservedGeneration = prev.Status.ObservedGeneration
+	}
+	was := map[corev1.PodConditionType][]int64{}
+	for _, c := range prev.Status.Conditions {
+		was[c.Type] = append(was[c.Type], c.ObservedGeneration)
+	}
+	for i, c := range pod.Status.Conditions {
+		gens := was[c.Type]
+		if len(gens) == 0 {
+			continue
+		}
+		was[c.Type] = gens[1:]
+		if c.ObservedGeneration == 0 {
+			pod.Status.Conditions[i].ObservedGeneration = gens[0]
+		}
+	}
+	var errs field.ErrorList
+	if n := pod.Status.NominatedNodeName; n != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(n) {
+			errs = append(errs, field.Invalid(field.NewPath("status", "nominatedNodeName"), n, msg))
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	return fromTyped(obj, &pod)
+}
+
+// FieldValues gives spec.hostNetwork as kube selects it: "false" when
+// the field is absent.
+func (podStrategy) FieldValues(obj map[string]any) fields.Set {
+	v, _ := Lookup(obj, "spec.hostNetwork")
+	b, _ := v.(bool)
+	return fields.Set{"spec.hostNetwork": strconv.FormatBool(b)}
+}
+
+// podQOS is kube's QoS class of a pod from its containers' cpu and
+// memory: Guaranteed when every container limits both and requests
+// equal limits, BestEffort when nothing is requested or limited,
+// Burstable otherwise.
+func podQOS(spec *corev1.PodSpec) corev1.PodQOSClass {
+	requests, limits := corev1.ResourceList{}, corev1.ResourceList{}
+	guaranteed := true
+	add := func(into corev1.ResourceList, name corev1.ResourceName, q resource.Quantity) {
+		sum := into[name]
+		sum.Add(q)
+		into[name] = sum
+	}
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for _, c := range cs {
+			for name, q := range c.Resources.Requests {
+				if (name == corev1.ResourceCPU || name == corev1.ResourceMemory) && q.Sign() > 0 {
+					add(requests, name, q)
+				}
+			}
+			limited := 0
+			for name, q := range c.Resources.Limits {
+				if (name == corev1.ResourceCPU || name == corev1.ResourceMemory) && q.Sign() > 0 {
+					limited++
+					add(limits, name, q)
+				}
+			}
+			if limited < 2 {
+				guaranteed = false
+			}
+		}
+	}
+	if len(requests) == 0 && len(limits) == 0 {
+		return corev1.PodQOSBestEffort
+	}
+	if guaranteed {
+		for name, r := range requests {
+			if l, ok := limits[name]; !ok || l.Cmp(r) != 0 {
+				guaranteed = false
+				break
+			}
+		}
+	}
+	if guaranteed && len(requests) == len(limits) {
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
