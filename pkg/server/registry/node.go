@@ -26,14 +26,14 @@ func (nodeStrategy) KeepsStatusOnCreate() {}
 
 func (nodeStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
 	var node corev1.Node
-	if errs := toTyped(obj, &node); errs != nil {
+	if errs := toTyped(obj, &node); len(errs) > 0 {
 		return errs
 	}
 	defaultNode(&node)
 	// Dynamic kubelet config is gone; kube drops it on create.
 	node.Spec.ConfigSource = nil
 	node.Status.Config = nil
-	if errs := nodeErrors(&node); errs != nil {
+	if errs := nodeErrors(&node); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &node)
@@ -41,7 +41,7 @@ func (nodeStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Erro
 
 func (nodeStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
 	var node, prev corev1.Node
-	if errs := append(toTyped(obj, &node), toTyped(old, &prev)...); errs != nil {
+	if errs := append(toTyped(obj, &node), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
 	defaultNode(&node)
@@ -50,7 +50,7 @@ func (nodeStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field
 		node.Spec.ConfigSource = nil
 	}
 	errs := nodeUpdateErrors(&node, &prev)
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &node)
@@ -60,14 +60,14 @@ func (nodeStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field
 func (nodeStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorList {
 	keepSpec(obj, old)
 	var node, prev corev1.Node
-	if errs := append(toTyped(obj, &node), toTyped(old, &prev)...); errs != nil {
+	if errs := append(toTyped(obj, &node), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
 	defaultNode(&node)
 	if prev.Status.Config == nil {
 		node.Status.Config = nil
 	}
-	if errs := nodeUpdateErrors(&node, &prev); errs != nil {
+	if errs := nodeUpdateErrors(&node, &prev); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &node)

@@ -23,7 +23,7 @@ type podStrategy struct{}
 
 func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
 	var pod corev1.Pod
-	if errs := toTyped(obj, &pod); errs != nil {
+	if errs := toTyped(obj, &pod); len(errs) > 0 {
 		return errs
 	}
 	defaultPod(&pod)
@@ -41,7 +41,7 @@ func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Error
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
 	}
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &pod)
@@ -49,14 +49,14 @@ func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Error
 
 func (podStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
 	var pod, prev corev1.Pod
-	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); errs != nil {
+	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
 	// Defaults apply on every decode, so an update that leaves out a
 	// defaulted field compares equal to the stored pod.
 	defaultPod(&pod)
 	pod.Status = prev.Status
-	if errs := podUpdateErrors(&pod.Spec, &prev.Spec); errs != nil {
+	if errs := podUpdateErrors(&pod.Spec, &prev.Spec); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &pod)
@@ -181,7 +181,7 @@ func (podStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorLi
 		delete(meta, "ownerReferences")
 	}
 	var pod, prev corev1.Pod
-	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); errs != nil {
+	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
 	if pod.Status.QOSClass == "" {
@@ -210,7 +210,7 @@ func (podStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorLi
 			errs = append(errs, field.Invalid(field.NewPath("status", "nominatedNodeName"), n, msg))
 		}
 	}
-	if errs != nil {
+	if len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &pod)

@@ -24,11 +24,11 @@ func (podTemplateStrategy) PrepareForUpdate(_ time.Time, obj, _ map[string]any) 
 
 func preparePodTemplate(obj map[string]any) field.ErrorList {
 	var t corev1.PodTemplate
-	if errs := toTyped(obj, &t); errs != nil {
+	if errs := toTyped(obj, &t); len(errs) > 0 {
 		return errs
 	}
 	defaultPodSpec(&t.Template.Spec)
-	if errs := podTemplateSpecErrors(&t.Template, field.NewPath("template")); errs != nil {
+	if errs := podTemplateSpecErrors(&t.Template, field.NewPath("template")); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &t)
