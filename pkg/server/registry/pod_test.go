@@ -206,7 +206,9 @@ func TestPodValidation(t *testing.T) {
 		}, []string{"Invalid value spec.containers[0].startupProbe.periodSeconds: must be greater than or equal to 0"}},
 		{"toleration operator", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Near"}} },
 			[]string{`Unsupported value spec.tolerations[0].operator: supported values: "Equal", "Exists"`}},
-		{"toleration effect", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Exists", Effect: "Never"}} },
+		{"toleration effect", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Exists", Effect: "Never"}}
+		},
 			[]string{`Unsupported value spec.tolerations[0].effect: supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`}},
 		{"toleration seconds without NoExecute", func(p *corev1.Pod) {
 			p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Exists", Effect: "NoSchedule", TolerationSeconds: ptr.To(int64(5))}}
@@ -215,7 +217,9 @@ func TestPodValidation(t *testing.T) {
 			[]string{"Invalid value spec.tolerations[0].operator: operator must be Exists when `key` is empty, which means \"match all values and all keys\""}},
 		{"port out of range", func(p *corev1.Pod) { p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 70000}} },
 			[]string{"Invalid value spec.containers[0].ports[0].containerPort: must be between 1 and 65535, inclusive"}},
-		{"port protocol", func(p *corev1.Pod) { p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, Protocol: "ICMP"}} },
+		{"port protocol", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, Protocol: "ICMP"}}
+		},
 			[]string{`Unsupported value spec.containers[0].ports[0].protocol: supported values: "SCTP", "TCP", "UDP"`}},
 		{"ephemeral containers on create", func(p *corev1.Pod) {
 			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "e", Image: "x"}}}
@@ -263,7 +267,9 @@ func TestPodUpdate(t *testing.T) {
 		{"removed toleration", func(p *corev1.Pod) { p.Spec.Tolerations = p.Spec.Tolerations[1:] },
 			[]string{"Forbidden spec.tolerations: existing toleration can not be modified except its tolerationSeconds"}},
 		{"active deadline set", func(p *corev1.Pod) { p.Spec.ActiveDeadlineSeconds = ptr.To(int64(60)) }, nil},
-		{"added container", func(p *corev1.Pod) { p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "d", Image: "x"}) },
+		{"added container", func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "d", Image: "x"})
+		},
 			[]string{"Forbidden spec.containers: pod updates may not add or remove containers"}},
 		{"nodeName", func(p *corev1.Pod) { p.Spec.NodeName = "n1" },
 			[]string{"Forbidden spec: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\nchanged: spec.nodeName"}},
