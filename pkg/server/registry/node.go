@@ -30,7 +30,10 @@ func (nodeStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Erro
 		return errs
 	}
 	defaultNode(&node)
-	// Dynamic kubelet config is gone; kube drops it on create.
+	// Dynamic kubelet config is gone; kube drops it on create, and
+	// keeps it on update only where it was already set, so the
+	// deprecated field is read here on purpose.
+	//lint:ignore SA1019 see above
 	node.Spec.ConfigSource = nil
 	node.Status.Config = nil
 	if errs := nodeErrors(&node); len(errs) > 0 {
@@ -46,7 +49,9 @@ func (nodeStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field
 	}
 	defaultNode(&node)
 	node.Status = prev.Status
+	//lint:ignore SA1019 kube keeps a config source only where one was set
 	if prev.Spec.ConfigSource == nil {
+		//lint:ignore SA1019 as above
 		node.Spec.ConfigSource = nil
 	}
 	errs := nodeUpdateErrors(&node, &prev)
