@@ -188,7 +188,10 @@ func TestPodValidation(t *testing.T) {
 		}, []string{"Invalid value spec.containers[0].resources.requests[memory]: must be greater than or equal to 0"}},
 		{"unknown resource", func(p *corev1.Pod) {
 			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{"gpu": resource.MustParse("1")}}
-		}, []string{"Invalid value spec.containers[0].resources.requests[gpu]: must be a standard resource for containers"}},
+		}, []string{
+			"Invalid value spec.containers[0].resources.requests[gpu]: must be a standard resource type or fully qualified",
+			"Invalid value spec.containers[0].resources.requests[gpu]: must be a standard resource for containers",
+		}},
 		{"extended resource not whole", func(p *corev1.Pod) {
 			q := resource.MustParse("500m")
 			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{"example.com/gpu": q}, Limits: corev1.ResourceList{"example.com/gpu": q}}
@@ -349,5 +352,31 @@ func TestPodFieldSet(t *testing.T) {
 	}
 	if !reflect.DeepEqual(map[string]string(got), want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestPodErrorValues checks how bad values print, as kube-apiserver
+// v1.33 prints them (recorded from the oracle): resource names bare,
+// a fractional device count as the Go value of the quantity.
+func TestPodErrorValues(t *testing.T) {
+	pod := basicPod()
+	q := resource.MustParse("500m")
+	pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{"example.com/dev": q, "gpu": resource.MustParse("1")}}
+	_, errs := createPod(t, pod)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`spec.containers[0].resources.limits[example.com/dev]: Invalid value: resource.Quantity{i:resource.int64Amount{value:500, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"500m", Format:"DecimalSI"}: must be an integer`,
+		`spec.containers[0].resources.limits[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified`,
+		`spec.containers[0].resources.limits[gpu]: Invalid value: gpu: must be a standard resource for containers`,
+		// Requests default to the limits, and fail the same way.
+		`spec.containers[0].resources.requests[example.com/dev]: Invalid value: resource.Quantity{i:resource.int64Amount{value:500, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"500m", Format:"DecimalSI"}: must be an integer`,
+		`spec.containers[0].resources.requests[gpu]: Invalid value: gpu: must be a standard resource type or fully qualified`,
+		`spec.containers[0].resources.requests[gpu]: Invalid value: gpu: must be a standard resource for containers`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }

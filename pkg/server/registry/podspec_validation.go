@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -206,10 +207,13 @@ func portErrors(ports []corev1.ContainerPort, path *field.Path) field.ErrorList 
 func resourceErrors(r *corev1.ResourceRequirements, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	lim, req := path.Child("limits"), path.Child("requests")
-	for name, q := range r.Limits {
-		errs = append(errs, quantityErrors(name, q, lim.Key(string(name)))...)
+	// Sorted, where kube walks the maps in random order, so that the
+	// same object always gets the same answer.
+	for _, name := range sets.List(sets.KeySet(r.Limits)) {
+		errs = append(errs, quantityErrors(name, r.Limits[name], lim.Key(string(name)))...)
 	}
-	for name, q := range r.Requests {
+	for _, name := range sets.List(sets.KeySet(r.Requests)) {
+		q := r.Requests[name]
 		errs = append(errs, quantityErrors(name, q, req.Key(string(name)))...)
 		l, ok := r.Limits[name]
 		switch {
@@ -234,24 +238,48 @@ func quantityErrors(name corev1.ResourceName, q resource.Quantity, p *field.Path
 	var errs field.ErrorList
 	n := string(name)
 	for _, msg := range validation.IsQualifiedName(n) {
-		errs = append(errs, field.Invalid(p, n, msg))
+		errs = append(errs, field.Invalid(p, printedAs(n), msg))
+	}
+	if len(errs) == 0 && !strings.Contains(n, "/") && !knownResources.Has(n) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) &&
+		!strings.HasPrefix(n, "requests."+corev1.ResourceHugePagesPrefix) {
+		errs = append(errs, field.Invalid(p, printedAs(n), "must be a standard resource type or fully qualified"))
 	}
 	switch {
 	case !strings.Contains(n, "/"):
 		if !standardResources.Has(n) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) {
-			errs = append(errs, field.Invalid(p, n, "must be a standard resource for containers"))
+			errs = append(errs, field.Invalid(p, printedAs(n), "must be a standard resource for containers"))
 		}
 	case !nativeResource(name) && !extendedResource(name):
-		errs = append(errs, field.Invalid(p, n, "doesn't follow extended resource name standard"))
+		errs = append(errs, field.Invalid(p, printedAs(n), "doesn't follow extended resource name standard"))
 	}
 	if q.Sign() < 0 {
 		errs = append(errs, field.Invalid(p, q.String(), "must be greater than or equal to 0"))
 	}
 	if extendedResource(name) && q.MilliValue()%1000 != 0 {
-		errs = append(errs, field.Invalid(p, q.String(), "must be an integer"))
+		errs = append(errs, field.Invalid(p, printedAs(fmt.Sprintf("%#v", q)), "must be an integer"))
 	}
 	return errs
 }
+
+// knownResources are the unprefixed names kube knows in any resource
+// list (quotas too); a container may use fewer (standardResources).
+var knownResources = sets.New("cpu", "memory", "ephemeral-storage",
+	"requests.cpu", "requests.memory", "requests.ephemeral-storage",
+	"limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+	"persistentvolumeclaims", "storage", "requests.storage", "services.nodeports", "services.loadbalancers")
+
+// printedAs is a bad value that an error prints as this text, unquoted:
+// kube-apiserver prints resource names by their String method and a
+// quantity as its Go value, and clients see those messages.
+type printedAs string
+
+func (v printedAs) String() string { return string(v) }
+
+// MarshalJSON fails so that field.Error falls back to String.
+func (v printedAs) MarshalJSON() ([]byte, error) { return nil, errPrintedAs }
+
+var errPrintedAs = errors.New("printed, not marshalled")
 
 // nativeResource: kube's own resources are unprefixed or under
 // kubernetes.io.
