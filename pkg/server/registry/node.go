@@ -30,6 +30,7 @@ func (nodeStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Erro
 		return errs
 	}
 	defaultNode(&node)
+	admitNode(&node)
 	// Dynamic kubelet config is gone; kube drops it on create, and
 	// keeps it on update only where it was already set, so the
 	// deprecated field is read here on purpose.
@@ -92,6 +93,19 @@ func defaultNode(node *corev1.Node) {
 	if node.Status.Allocatable == nil && node.Status.Capacity != nil {
 		node.Status.Allocatable = node.Status.Capacity.DeepCopy()
 	}
+}
+
+// admitNode is kube-apiserver's TaintNodesByCondition admission on a
+// node's create: a new node is tainted not-ready for scheduling until
+// the node lifecycle controller sees it Ready and lifts the taint, so
+// no pod lands on a node that has not yet reported.
+func admitNode(node *corev1.Node) {
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 }
 
 // nodeErrors is kube's ValidateNode less the metadata.

@@ -62,6 +62,11 @@ func TestNodeCreate(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("allocatable: got %v, want %v", got, want)
 	}
+	taints := nestedMap(obj, false, "spec")["taints"]
+	wantTaints := []any{map[string]any{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}}
+	if !reflect.DeepEqual(taints, wantTaints) {
+		t.Errorf("taints: got %v, want %v", taints, wantTaints)
+	}
 	if !(&Resource{Strategy: nodeStrategy{}}).KeepsStatusOnCreate() {
 		t.Error("a node create must keep its status")
 	}
