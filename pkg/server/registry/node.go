@@ -115,20 +115,11 @@ func nodeErrors(node *corev1.Node) field.ErrorList {
 	errs = append(errs, nodeResourceErrors(node)...)
 	if cidrs := node.Spec.PodCIDRs; len(cidrs) > 0 {
 		p := field.NewPath("spec", "podCIDRs")
-		v4, v6 := 0, 0
 		for i, c := range cidrs {
-			ip, _, err := net.ParseCIDR(c)
-			if err != nil {
-				errs = append(errs, field.Invalid(p.Index(i), c, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"))
-				continue
-			}
-			if ip.To4() != nil {
-				v4++
-			} else {
-				v6++
-			}
+			errs = append(errs, validation.IsValidCIDRForLegacyField(p.Index(i), c, false, nil)...)
 		}
-		if len(cidrs) > 2 || (len(cidrs) == 2 && (v4 != 1 || v6 != 1)) {
+		cidrIP := func(s string) net.IP { ip, _, _ := net.ParseCIDR(s); return ip }
+		if len(cidrs) > 1 && !oneOfEachFamily(cidrs, cidrIP) {
 			errs = append(errs, field.Invalid(p, cidrs, "may specify no more than one CIDR for each IP family"))
 		}
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -204,16 +206,93 @@ func (podStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorLi
 			pod.Status.Conditions[i].ObservedGeneration = gens[0]
 		}
 	}
-	var errs field.ErrorList
-	if n := pod.Status.NominatedNodeName; n != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(n) {
-			errs = append(errs, field.Invalid(field.NewPath("status", "nominatedNodeName"), n, msg))
-		}
-	}
-	if len(errs) > 0 {
+	if errs := podStatusErrors(&pod, &prev); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &pod)
+}
+
+// podStatusErrors is kube's ValidatePodStatusUpdate for what a status
+// write can get wrong: condition types, generations, the QoS class, IPs,
+// and containers that come back from terminated when the restart
+// policy says they stay so.
+func podStatusErrors(pod, old *corev1.Pod) field.ErrorList {
+	path := field.NewPath("status")
+	var errs field.ErrorList
+	system := sets.New(corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized)
+	for i, c := range pod.Status.Conditions {
+		p := path.Child("conditions").Index(i)
+		if c.ObservedGeneration < 0 {
+			errs = append(errs, field.Invalid(p.Child("observedGeneration"), c.ObservedGeneration, "must be a non-negative integer"))
+		}
+		if !system.Has(c.Type) {
+			// kube names the field Type here, capitalised.
+			for _, msg := range validation.IsQualifiedName(string(c.Type)) {
+				errs = append(errs, field.Invalid(p.Child("Type"), string(c.Type), msg))
+			}
+		}
+	}
+	if n := pod.Status.NominatedNodeName; n != "" && n != old.Status.NominatedNodeName {
+		for _, msg := range validation.IsDNS1123Subdomain(n) {
+			errs = append(errs, field.Invalid(path.Child("nominatedNodeName"), n, msg))
+		}
+	}
+	if g := pod.Status.ObservedGeneration; g < 0 {
+		errs = append(errs, field.Invalid(path.Child("observedGeneration"), g, "must be a non-negative integer"))
+	}
+	errs = append(errs, apivalidation.ValidateImmutableField(pod.Status.QOSClass, old.Status.QOSClass, path.Child("qosClass"))...)
+	errs = append(errs, stateTransitionErrors(pod.Status.ContainerStatuses, old.Status.ContainerStatuses, path.Child("containerStatuses"), old.Spec.RestartPolicy)...)
+	errs = append(errs, stateTransitionErrors(pod.Status.EphemeralContainerStatuses, old.Status.EphemeralContainerStatuses, path.Child("ephemeralContainerStatuses"), corev1.RestartPolicyNever)...)
+	var oldIPs []string
+	for _, ip := range old.Status.PodIPs {
+		oldIPs = append(oldIPs, ip.IP)
+	}
+	var ips []string
+	for i, ip := range pod.Status.PodIPs {
+		errs = append(errs, validation.IsValidIPForLegacyField(path.Child("podIPs").Index(i), ip.IP, false, oldIPs)...)
+		ips = append(ips, ip.IP)
+	}
+	if len(ips) > 1 && !oneOfEachFamily(ips, net.ParseIP) {
+		// kube prints its internal PodIP values here, Go syntax.
+		shown := make([]string, len(ips))
+		for i, ip := range ips {
+			shown[i] = fmt.Sprintf("core.PodIP{IP:%q}", ip)
+		}
+		errs = append(errs, field.Invalid(path.Child("podIPs"), printedAs("[]core.PodIP{"+strings.Join(shown, ", ")+"}"),
+			"may specify no more than one IP for each IP family"))
+	}
+	return errs
+}
+
+// stateTransitionErrors: a container that terminated stays terminated
+// unless the pod restarts it (Always, or OnFailure after a failure).
+func stateTransitionErrors(now, was []corev1.ContainerStatus, path *field.Path, policy corev1.RestartPolicy) field.ErrorList {
+	if policy == corev1.RestartPolicyAlways {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, o := range was {
+		term := o.State.Terminated
+		if term == nil || (term.ExitCode != 0 && policy == corev1.RestartPolicyOnFailure) {
+			continue
+		}
+		for _, n := range now {
+			if n.Name == o.Name && n.State.Terminated == nil {
+				errs = append(errs, field.Forbidden(path.Index(i).Child("state"), "may not be transitioned to non-terminated state"))
+			}
+		}
+	}
+	return errs
+}
+
+// oneOfEachFamily reports whether two addresses (or CIDRs, with their
+// parser) are one IPv4 and one IPv6.
+func oneOfEachFamily(values []string, parse func(string) net.IP) bool {
+	if len(values) != 2 {
+		return false
+	}
+	a, b := parse(values[0]), parse(values[1])
+	return a != nil && b != nil && (a.To4() != nil) != (b.To4() != nil)
 }
 
 // FieldValues gives spec.hostNetwork as kube selects it: "false" when

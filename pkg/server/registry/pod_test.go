@@ -224,6 +224,14 @@ func TestPodValidation(t *testing.T) {
 			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80, Protocol: "ICMP"}}
 		},
 			[]string{`Unsupported value spec.containers[0].ports[0].protocol: supported values: "SCTP", "TCP", "UDP"`}},
+		{"mount of a missing volume", func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "data"}}
+			p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/d"}, {Name: "cache", MountPath: "/d"}}
+		}, []string{"Not found spec.containers[0].volumeMounts[1].name: ", "Invalid value spec.containers[0].volumeMounts[1].mountPath: must be unique"}},
+		{"env name", func(p *corev1.Pod) { p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "A=B"}, {Value: "v"}} }, []string{
+			"Invalid value spec.containers[0].env[0].name: a valid environment variable name must consist only of printable ASCII characters other than '='",
+			"Required value spec.containers[0].env[1].name: ",
+		}},
 		{"ephemeral containers on create", func(p *corev1.Pod) {
 			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "e", Image: "x"}}}
 		}, []string{"Forbidden spec.ephemeralContainers: cannot be set on create"}},
@@ -378,5 +386,47 @@ func TestPodErrorValues(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestPodStatusErrors checks status writes kube refuses; the messages
+// were recorded from kube-apiserver v1.33.
+func TestPodStatusErrors(t *testing.T) {
+	base := basicPod()
+	base.Spec.RestartPolicy = corev1.RestartPolicyNever
+	stored, errs := createPod(t, base)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	stored.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{}}}}
+	tests := []struct {
+		name   string
+		status func(*corev1.PodStatus)
+		want   []string
+	}{
+		{"qosClass", func(s *corev1.PodStatus) { s.QOSClass = corev1.PodQOSGuaranteed },
+			[]string{`status.qosClass: Invalid value: "Guaranteed": field is immutable`}},
+		{"terminated comes back", func(s *corev1.PodStatus) {
+			s.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+		}, []string{"status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state"}},
+		{"two IPv4 addresses", func(s *corev1.PodStatus) { s.PodIPs = []corev1.PodIP{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}} },
+			[]string{`status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:"10.0.0.1"}, core.PodIP{IP:"10.0.0.2"}}: may specify no more than one IP for each IP family`}},
+		{"dual stack", func(s *corev1.PodStatus) { s.PodIPs = []corev1.PodIP{{IP: "10.0.0.1"}, {IP: "fd00::1"}} }, nil},
+		{"condition type", func(s *corev1.PodStatus) {
+			s.Conditions = []corev1.PodCondition{{Type: "bad type!", Status: "True"}}
+		}, []string{`status.conditions[0].Type: Invalid value: "bad type!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next := stored.DeepCopy()
+			tt.status(&next.Status)
+			var got []string
+			for _, e := range (podStrategy{}).PrepareForStatusUpdate(asDecoded(t, next), asDecoded(t, stored)) {
+				got = append(got, e.Error())
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }

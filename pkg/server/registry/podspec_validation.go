@@ -24,8 +24,12 @@ func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(path.Child("terminationGracePeriodSeconds"), ""))
 	}
 	errs = append(errs, volumeErrors(spec.Volumes, path.Child("volumes"))...)
-	errs = append(errs, containersErrors(spec.Containers, path.Child("containers"))...)
-	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, path.Child("initContainers"))...)
+	vols := sets.New[string]()
+	for _, v := range spec.Volumes {
+		vols.Insert(v.Name)
+	}
+	errs = append(errs, containersErrors(spec.Containers, vols, path.Child("containers"))...)
+	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
 	errs = append(errs, oneOf(path.Child("restartPolicy"), string(spec.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, oneOf(path.Child("dnsPolicy"), string(spec.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metavalidation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
@@ -80,7 +84,7 @@ func volumeErrors(vols []corev1.Volume, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func containersErrors(cs []corev1.Container, path *field.Path) field.ErrorList {
+func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
 	if len(cs) == 0 {
 		return field.ErrorList{field.Required(path, "")}
 	}
@@ -89,7 +93,7 @@ func containersErrors(cs []corev1.Container, path *field.Path) field.ErrorList {
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, p)...)
+		errs = append(errs, containerErrors(c, vols, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -107,7 +111,7 @@ func containersErrors(cs []corev1.Container, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func initContainersErrors(cs, regular []corev1.Container, path *field.Path) field.ErrorList {
+func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -116,7 +120,7 @@ func initContainersErrors(cs, regular []corev1.Container, path *field.Path) fiel
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, p)...)
+		errs = append(errs, containerErrors(c, vols, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -141,9 +145,9 @@ func initContainersErrors(cs, regular []corev1.Container, path *field.Path) fiel
 	return errs
 }
 
-// containerErrors is kube's validateContainerCommon, less volume mounts
-// and security contexts.
-func containerErrors(c *corev1.Container, p *field.Path) field.ErrorList {
+// containerErrors is kube's validateContainerCommon, less volume
+// devices and security contexts; vols are the pod's volume names.
+func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
@@ -160,12 +164,47 @@ func containerErrors(c *corev1.Container, p *field.Path) field.ErrorList {
 	errs = append(errs, oneOf(p.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
 	errs = append(errs, portErrors(c.Ports, p.Child("ports"))...)
 	for i, e := range c.Env {
+		np := p.Child("env").Index(i).Child("name")
 		if e.Name == "" {
-			errs = append(errs, field.Required(p.Child("env").Index(i).Child("name"), ""))
+			errs = append(errs, field.Required(np, ""))
+			continue
+		}
+		// kube v1.33 relaxes env names (RelaxedEnvironmentVariableValidation
+		// is on by default): any printable ASCII but '='.
+		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(np, e.Name, msg))
 		}
 	}
+	errs = append(errs, mountErrors(c.VolumeMounts, vols, p.Child("volumeMounts"))...)
 	errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, resourceErrors(&c.Resources, p.Child("resources"))...)
+	return errs
+}
+
+// mountErrors is kube's ValidateVolumeMounts for names and paths: a
+// mount names a volume of the pod, at a path no other mount uses.
+func mountErrors(mounts []corev1.VolumeMount, vols sets.Set[string], path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := sets.New[string]()
+	for i, m := range mounts {
+		p := path.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		if !vols.Has(m.Name) {
+			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(p.Child("mountPath"), ""))
+		}
+		if paths.Has(m.MountPath) {
+			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths.Insert(m.MountPath)
+		if m.SubPath != "" && m.SubPathExpr != "" {
+			errs = append(errs, field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		}
+	}
 	return errs
 }
 
