@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -23,7 +24,7 @@ import (
 // than images, because the kubelet runs what it was first given.
 type podStrategy struct{}
 
-func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
+func (podStrategy) PrepareForCreate(now time.Time, obj map[string]any) field.ErrorList {
 	var pod corev1.Pod
 	if errs := toTyped(obj, &pod); len(errs) > 0 {
 		return errs
@@ -37,6 +38,7 @@ func (podStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Error
 		pod.Status.Conditions = []corev1.PodCondition{{
 			Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 			Reason: corev1.PodReasonSchedulingGated, Message: "Scheduling is blocked due to non-empty scheduling gates",
+			LastTransitionTime: metav1.NewTime(now),
 		}}
 	}
 	errs := podSpecErrors(&pod.Spec, field.NewPath("spec"))

@@ -123,6 +123,25 @@ func TestPodAdmissionKeepsClientChoices(t *testing.T) {
 
 func intOrStr(i int32) intstr.IntOrString { return intstr.FromInt32(i) }
 
+func TestPodSchedulingGated(t *testing.T) {
+	pod := basicPod()
+	pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	obj := asDecoded(t, pod)
+	if errs := (podStrategy{}).PrepareForCreate(now, obj); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := nestedMap(obj, false, "status")["conditions"]
+	want := []any{map[string]any{
+		"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+		"message": "Scheduling is blocked due to non-empty scheduling gates",
+		"lastProbeTime": nil, "lastTransitionTime": "2026-01-01T00:00:00Z",
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 func TestPodQOS(t *testing.T) {
 	res := func(req, lim string) corev1.ResourceRequirements {
 		r := corev1.ResourceRequirements{}
