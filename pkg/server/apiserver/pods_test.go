@@ -152,3 +152,37 @@ func TestPodsAndNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestPodTemplateApplyMergesContainers checks the list markers through
+// server-side apply: two managers' containers merge by name, and their
+// env lists by name, rather than one list replacing the other.
+func TestPodTemplateApplyMergesContainers(t *testing.T) {
+	c := newClient(t)
+	c.createNamespace("tmpl")
+	const path = "/api/v1/namespaces/tmpl/podtemplates/web"
+	apply := func(manager, containers string) map[string]any {
+		body := `{"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"web"},"template":{"spec":{"containers":` + containers + `}}}`
+		return c.must(http.StatusOK, "PATCH", path+"?fieldManager="+manager, body, "Content-Type", "application/apply-patch+yaml")
+	}
+	c.must(http.StatusCreated, "PATCH", path+"?fieldManager=a", `{"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"web"},"template":{"spec":{"containers":[{"name":"app","image":"nginx","env":[{"name":"A","value":"1"}]}]}}}`,
+		"Content-Type", "application/apply-patch+yaml")
+	got := apply("b", `[{"name":"app","env":[{"name":"B","value":"2"}]},{"name":"log","image":"fluentd"}]`)
+	type ctr struct {
+		name, image string
+		env         []string
+	}
+	var gotC []ctr
+	for _, x := range got["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any) {
+		m := x.(map[string]any)
+		cc := ctr{name: str(m["name"]), image: str(m["image"])}
+		envs, _ := m["env"].([]any)
+		for _, e := range envs {
+			cc.env = append(cc.env, str(e.(map[string]any)["name"]))
+		}
+		gotC = append(gotC, cc)
+	}
+	want := []ctr{{"app", "nginx", []string{"A", "B"}}, {"log", "fluentd", nil}}
+	if !reflect.DeepEqual(gotC, want) {
+		t.Errorf("containers %+v, want %+v", gotC, want)
+	}
+}
