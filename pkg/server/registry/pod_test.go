@@ -134,7 +134,7 @@ func TestPodSchedulingGated(t *testing.T) {
 	got := nestedMap(obj, false, "status")["conditions"]
 	want := []any{map[string]any{
 		"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
-		"message": "Scheduling is blocked due to non-empty scheduling gates",
+		"message":       "Scheduling is blocked due to non-empty scheduling gates",
 		"lastProbeTime": nil, "lastTransitionTime": "2026-01-01T00:00:00Z",
 	}}
 	if !reflect.DeepEqual(got, want) {
