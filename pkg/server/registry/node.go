@@ -90,6 +90,7 @@ func (nodeStrategy) FieldValues(obj map[string]any) fields.Set {
 // defaultNode is SetDefaults_NodeStatus: a node that reports capacity
 // and no allocatable can give pods all of it.
 func defaultNode(node *corev1.Node) {
+	syncPodCIDRs(&node.Spec)
 	if node.Status.Allocatable == nil && node.Status.Capacity != nil {
 		node.Status.Allocatable = node.Status.Capacity.DeepCopy()
 	}

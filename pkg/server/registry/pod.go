@@ -188,6 +188,7 @@ func (podStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorLi
 	if errs := append(toTyped(obj, &pod), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
+	syncPodIPs(&pod.Status)
 	if pod.Status.QOSClass == "" {
 		pod.Status.QOSClass = prev.Status.QOSClass
 	}
