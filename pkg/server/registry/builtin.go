@@ -101,6 +101,35 @@ func coreBuiltins() []*Resource {
 			},
 		},
 		{
+			Version: "v1", Kind: "Pod", ListKind: "PodList",
+			Plural: "pods", Singular: "pod", ShortNames: []string{"po"}, Categories: []string{"all"},
+			Namespaced: true, StatusSubresource: true, Typed: true,
+			// kube sets generation 1 on create and bumps it on spec
+			// changes.
+			TracksGeneration: true,
+			SelectableFields: []string{
+				"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+				"spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName",
+			},
+			Columns:  podColumns(),
+			Strategy: podStrategy{},
+		},
+		{
+			Version: "v1", Kind: "PodTemplate", ListKind: "PodTemplateList",
+			Plural: "podtemplates", Singular: "podtemplate",
+			Namespaced: true, Typed: true, TracksGeneration: true,
+			Columns:  podTemplateColumns(),
+			Strategy: podTemplateStrategy{},
+		},
+		{
+			Version: "v1", Kind: "Node", ListKind: "NodeList",
+			Plural: "nodes", Singular: "node", ShortNames: []string{"no"},
+			StatusSubresource: true, Typed: true,
+			SelectableFields: []string{"spec.unschedulable"},
+			Columns:          nodeColumns(),
+			Strategy:         nodeStrategy{},
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", ListKind: "LeaseList",
 			Plural: "leases", Singular: "lease",
 			Namespaced: true, Typed: true,

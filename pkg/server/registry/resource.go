@@ -3,6 +3,7 @@ package registry
 import (
 	"slices"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -108,6 +109,22 @@ type Column struct {
 	Priority    int32
 	Path        string
 	Value       func(obj map[string]any) any
+	// ValueAt, when set, computes the cell as of now, for cells that
+	// say how long ago something happened (a pod's last restart).
+	// Tables use it in preference to Value.
+	ValueAt func(obj map[string]any, now time.Time) any
+}
+
+// Cell computes the column's cell of obj as of now from ValueAt or
+// Value; ok is false for a column read by Path.
+func (c Column) Cell(obj map[string]any, now time.Time) (v any, ok bool) {
+	switch {
+	case c.ValueAt != nil:
+		return c.ValueAt(obj, now), true
+	case c.Value != nil:
+		return c.Value(obj), true
+	}
+	return nil, false
 }
 
 // GroupVersion is the resource's group and version.
