@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -96,9 +97,10 @@ type GracefulDeleteStrategy interface {
 type BindStrategy interface {
 	// ValidateBinding returns what is wrong with binding itself.
 	ValidateBinding(binding map[string]any) field.ErrorList
-	// Bind assigns obj as binding asks. An error refuses the binding
-	// as a conflict with the object's state, worded for the client.
-	Bind(obj, binding map[string]any) error
+	// Bind assigns obj as binding asks at time now. An error refuses
+	// the binding as a conflict with the object's state, worded for the
+	// client.
+	Bind(now time.Time, obj, binding map[string]any) error
 }
 
 // AllocateStrategy is implemented by kinds whose objects hold values

@@ -34,7 +34,7 @@ func (s *Store) Bind(ctx context.Context, res *registry.Resource, ns, name strin
 		if uid != "" && string(cur.GetUID()) != uid {
 			return nil, apierror.Conflict(res.GroupResource(), name, "Precondition failed: UID in precondition: "+uid+", UID in object meta: "+string(cur.GetUID()))
 		}
-		if err := bs.Bind(cur.Object, binding); err != nil {
+		if err := bs.Bind(s.now(), cur.Object, binding); err != nil {
 			return nil, apierror.Conflict(sub, name, err.Error())
 		}
 		// The binding's resourceVersion, when set, is the precondition.

@@ -42,7 +42,7 @@ func (gizmoStrategy) ValidateBinding(b map[string]any) field.ErrorList {
 	return nil
 }
 
-func (gizmoStrategy) Bind(obj, b map[string]any) error {
+func (gizmoStrategy) Bind(_ time.Time, obj, b map[string]any) error {
 	if node, _, _ := unstructured.NestedString(obj, "spec", "node"); node != "" {
 		return errors.New("gizmo is already assigned to node " + node)
 	}
