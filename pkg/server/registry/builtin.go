@@ -96,7 +96,8 @@ func Builtin() []*Resource {
 			Version: "v1", Kind: "PodTemplate", ListKind: "PodTemplateList",
 			Plural: "podtemplates", Singular: "podtemplate",
 			Namespaced: true, Typed: true, TracksGeneration: true,
-			Columns:  podTemplateColumns(),
+			// kube prints pod templates without an Age.
+			Columns: podTemplateColumns(), NoAge: true,
 			Strategy: podTemplateStrategy{},
 		},
 		{
