@@ -118,7 +118,8 @@ func coreBuiltins() []*Resource {
 			Version: "v1", Kind: "PodTemplate", ListKind: "PodTemplateList",
 			Plural: "podtemplates", Singular: "podtemplate",
 			Namespaced: true, Typed: true, TracksGeneration: true,
-			Columns:  podTemplateColumns(),
+			// kube prints pod templates without an Age.
+			Columns: podTemplateColumns(), NoAge: true,
 			Strategy: podTemplateStrategy{},
 		},
 		{

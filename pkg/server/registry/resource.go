@@ -33,6 +33,9 @@ type Resource struct {
 	// Columns are the table columns after Name; Age is always last unless
 	// a column is named Age.
 	Columns []Column
+	// NoAge leaves the Age column out of tables, for the few kinds
+	// kube prints without one (PodTemplates).
+	NoAge bool
 	// Typed kinds have a Go type in the built-in scheme: request bodies
 	// are normalized through it and protobuf is served for them.
 	Typed bool
