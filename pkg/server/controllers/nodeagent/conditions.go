@@ -103,6 +103,8 @@ func (s *stepper) setConditions(initialized bool) {
 	switch {
 	case completed:
 		containers = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "PodCompleted"}
+	case s.st.Phase == corev1.PodFailed:
+		containers = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "PodFailed"}
 	case len(unready) > 0:
 		containers = corev1.PodCondition{Status: corev1.ConditionFalse, Reason: "ContainersNotReady",
 			Message: fmt.Sprintf("containers with unready status: %v", unready)}

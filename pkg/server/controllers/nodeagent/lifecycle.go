@@ -155,6 +155,10 @@ func (s *stepper) runInit() (initialized, failed bool) {
 		if !blocked {
 			s.advance(&cs, c, s.initRules(c))
 		}
+		if !isSidecar(c) && cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0 {
+			// A regular init container that succeeded counts as ready.
+			cs.Ready = true
+		}
 		statuses[i] = cs
 		done := isSidecar(c) && cs.Started != nil && *cs.Started ||
 			cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0

@@ -78,7 +78,7 @@ const (
 	allTrue      = "PodReadyToStartContainers=True Initialized=True Ready=True ContainersReady=True PodScheduled=True"
 	notReady     = "PodReadyToStartContainers=True Initialized=True Ready=False(ContainersNotReady) ContainersReady=False(ContainersNotReady) PodScheduled=True"
 	completed    = "PodReadyToStartContainers=False Initialized=True Ready=False(PodCompleted) ContainersReady=False(PodCompleted) PodScheduled=True"
-	failedConds  = "PodReadyToStartContainers=False Initialized=True Ready=False(ContainersNotReady) ContainersReady=False(ContainersNotReady) PodScheduled=True"
+	failedConds  = "PodReadyToStartContainers=False Initialized=True Ready=False(PodFailed) ContainersReady=False(PodFailed) PodScheduled=True"
 	startEvents  = "Pulling,Pulled,Created,Started"
 	secondsDelay = time.Second
 )
@@ -129,7 +129,7 @@ func TestAdvance(t *testing.T) {
 				p.Spec.InitContainers = []corev1.Container{{Name: "b-first", Image: "busybox"}, {Name: "a-second", Image: "busybox"}}
 			}),
 			steps: []at{{0, summary{Phase: corev1.PodRunning, Conditions: allTrue,
-				Containers: "b-first:terminated/Completed/0 r0 ready=false; a-second:terminated/Completed/0 r0 ready=false; app:running r0 ready=true",
+				Containers: "b-first:terminated/Completed/0 r0 ready=true; a-second:terminated/Completed/0 r0 ready=true; app:running r0 ready=true",
 				Events:     startEvents + "," + startEvents + "," + startEvents}}},
 		},
 		{
