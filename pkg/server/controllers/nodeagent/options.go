@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/setpoint-dev/setpoint/pkg/clock"
 )
 
 // Options configure the node agent. The zero value registers no node
@@ -45,6 +47,9 @@ type Options struct {
 	StatusInterval time.Duration
 	// Workers is how many pods are stepped at once; 0 is 8.
 	Workers int
+	// Clock is the time source of the steps, heartbeats and requeues;
+	// nil is the real clock.
+	Clock clock.Clock
 }
 
 // DefaultKubeletVersion is the version simulated nodes report, shaped as
@@ -94,6 +99,9 @@ func (o Options) config() (config, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 8
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
 	}
 	c := config{Options: o}
 	var err error
