@@ -34,7 +34,9 @@ const (
 func IsSimulated(n *corev1.Node) bool { return n.Labels[LabelSimulated] == "true" }
 
 // heartbeatStopped reports whether n's simulated kubelet is down.
-func heartbeatStopped(n *corev1.Node) bool { return n.Annotations[AnnotationHeartbeat] == HeartbeatStopped }
+func heartbeatStopped(n *corev1.Node) bool {
+	return n.Annotations[AnnotationHeartbeat] == HeartbeatStopped
+}
 
 // podCIDR is the pod CIDR of the node in slot i: the i-th /24 of the
 // cluster CIDR.
