@@ -53,10 +53,11 @@ func (s *stepper) phase(initialized, initFailed bool, policy corev1.RestartPolic
 }
 
 // kubeletConditions are the conditions the kubelet owns, in the order it
-// lists them; the others (PodScheduled, DisruptionTarget, readiness
-// gates) follow as they were.
+// writes them after the others (readiness gates', DisruptionTarget),
+// which keep their place. PodScheduled is among them: the kubelet
+// asserts it for every pod it runs, bound by the scheduler or not.
 var kubeletConditions = []corev1.PodConditionType{
-	corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady,
+	corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady, corev1.PodScheduled,
 }
 
 // setConditions writes the kubelet's conditions for the pod's state.
@@ -115,17 +116,18 @@ func (s *stepper) setConditions(initialized bool) {
 		ready = s.readinessGates()
 	}
 	want[corev1.PodReady] = ready
+	want[corev1.PodScheduled] = corev1.PodCondition{Status: corev1.ConditionTrue}
 
 	out := make([]corev1.PodCondition, 0, len(s.st.Conditions)+len(kubeletConditions))
-	for _, t := range kubeletConditions {
-		c := want[t]
-		c.Type = t
-		out = append(out, s.transition(c))
-	}
 	for _, c := range s.st.Conditions {
 		if _, owned := want[c.Type]; !owned {
 			out = append(out, c)
 		}
+	}
+	for _, t := range kubeletConditions {
+		c := want[t]
+		c.Type = t
+		out = append(out, s.transition(c))
 	}
 	s.st.Conditions = out
 }

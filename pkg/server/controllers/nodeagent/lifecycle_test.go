@@ -133,6 +133,22 @@ func TestAdvance(t *testing.T) {
 				Events:     startEvents + "," + startEvents + "," + startEvents}}},
 		},
 		{
+			name: "a pod bound without the scheduler is marked scheduled",
+			pod:  testPod(func(p *corev1.Pod) { p.Status.Conditions = nil }),
+			steps: []at{{0, summary{Phase: corev1.PodRunning, Conditions: allTrue,
+				Containers: "app:running r0 ready=true", Events: startEvents}}},
+		},
+		{
+			name: "readiness gates hold Ready and keep their place first",
+			pod: testPod(func(p *corev1.Pod) {
+				p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "example.com/lb"}}
+				p.Status.Conditions = append([]corev1.PodCondition{{Type: "example.com/lb", Status: corev1.ConditionFalse}}, p.Status.Conditions...)
+			}),
+			steps: []at{{0, summary{Phase: corev1.PodRunning,
+				Conditions: "example.com/lb=False PodReadyToStartContainers=True Initialized=True Ready=False(ReadinessGatesNotReady) ContainersReady=True PodScheduled=True",
+				Containers: "app:running r0 ready=true", Events: startEvents}}},
+		},
+		{
 			name: "never ready",
 			pod:  testPod(annotate(AnnotationNeverReady, "true")),
 			steps: []at{
