@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ const (
 	// AnnotationImagePullError makes every image pull fail; its value
 	// is the registry's error message ("true" gives a not-found one).
 	AnnotationImagePullError = "setpoint.dev/image-pull-error"
+	// AnnotationContainers, a comma-separated list of container names,
+	// limits the behaviour above to those containers (an init
+	// container named here takes only the pull error); absent, it
+	// applies to all.
+	AnnotationContainers = "setpoint.dev/containers"
 )
 
 // Behaviour is what a pod's annotations ask of its regular containers;
@@ -38,6 +44,14 @@ type Behaviour struct {
 	NeverReady bool
 	// PullError, when not empty, fails every pull with this message.
 	PullError string
+	// Containers, when not empty, names the only containers the
+	// behaviour applies to.
+	Containers []string
+}
+
+// applies reports whether the behaviour is for the named container.
+func (b Behaviour) applies(container string) bool {
+	return len(b.Containers) == 0 || slices.Contains(b.Containers, container)
 }
 
 // AnnotationError says which annotation could not be read, and why.
@@ -106,6 +120,13 @@ func ParseBehaviour(annotations map[string]string) (Behaviour, error) {
 			b.PullError = strings.TrimSpace(v)
 		case on:
 			b.PullError = defaultPullError
+		}
+	}
+	if v, ok := annotations[AnnotationContainers]; ok {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				b.Containers = append(b.Containers, name)
+			}
 		}
 	}
 	return b, firstErr

@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,7 @@ func TestParseBehaviour(t *testing.T) {
 		{name: "pull error true", in: map[string]string{AnnotationImagePullError: "true"}, want: Behaviour{PullError: "not found"}},
 		{name: "pull error message", in: map[string]string{AnnotationImagePullError: "unauthorized"}, want: Behaviour{PullError: "unauthorized"}},
 		{name: "pull error false", in: map[string]string{AnnotationImagePullError: "false"}},
+		{name: "containers", in: map[string]string{AnnotationNeverReady: "true", AnnotationContainers: "a, b,"}, want: Behaviour{NeverReady: true, Containers: []string{"a", "b"}}},
 		{name: "bad duration", in: map[string]string{AnnotationExitAfter: "soon", AnnotationNeverReady: "1"}, want: Behaviour{NeverReady: true}, wantErr: AnnotationExitAfter},
 		{name: "bad code", in: map[string]string{AnnotationExitCode: "300"}, wantErr: AnnotationExitCode},
 	} {
@@ -121,9 +123,7 @@ func TestParseBehaviour(t *testing.T) {
 			case tc.wantErr != "" && (!errors.As(err, &ae) || ae.Key != tc.wantErr):
 				t.Fatalf("error %v, want one about %s", err, tc.wantErr)
 			}
-			same := (got.ExitAfter == nil) == (tc.want.ExitAfter == nil) && (got.ExitAfter == nil || *got.ExitAfter == *tc.want.ExitAfter)
-			got.ExitAfter, tc.want.ExitAfter = nil, nil
-			if !same || got != tc.want {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})

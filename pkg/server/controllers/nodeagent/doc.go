@@ -36,7 +36,10 @@
 //	setpoint.dev/never-ready: "true"  containers run but never become ready
 //	setpoint.dev/image-pull-error: "true" or a message
 //	                                  pulls fail: ErrImagePull, then ImagePullBackOff
+//	setpoint.dev/containers: "a,b"    the above apply to these containers only
 //
+// Init containers complete at once with exit code 0 (a pull error
+// applies to them too). A malformed annotation is logged and ignored.
 // Combined with restartPolicy these give Jobs that complete (exit 0,
 // Never or OnFailure), Jobs that fail (non-zero, Never), and crash loops
 // (Always). Removing image-pull-error lets the pull succeed.

@@ -113,29 +113,41 @@ type rules struct {
 	exitAfter  *time.Duration
 	exitCode   int32
 	neverReady bool
+	pullError  string
 	init       bool // a non-sidecar init container: never ready while it runs
 	restart    func(exitCode int32) bool
 }
 
-func (s *stepper) mainRules() rules {
+func (s *stepper) mainRules(c *corev1.Container) rules {
 	policy := s.pod.Spec.RestartPolicy
-	return rules{
-		exitAfter: s.b.ExitAfter, exitCode: s.b.ExitCode, neverReady: s.b.NeverReady,
-		restart: func(code int32) bool {
-			return policy == corev1.RestartPolicyAlways || (policy == corev1.RestartPolicyOnFailure && code != 0)
-		},
+	r := rules{restart: func(code int32) bool {
+		return policy == corev1.RestartPolicyAlways || (policy == corev1.RestartPolicyOnFailure && code != 0)
+	}}
+	if s.b.applies(c.Name) {
+		r.exitAfter, r.exitCode, r.neverReady, r.pullError = s.b.ExitAfter, s.b.ExitCode, s.b.NeverReady, s.b.PullError
 	}
+	return r
 }
 
 func (s *stepper) initRules(c *corev1.Container) rules {
 	if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 		// A sidecar runs beside the regular containers and always
 		// restarts.
-		return rules{restart: func(int32) bool { return true }}
+		return rules{restart: func(int32) bool { return true }, pullError: s.pullErrorFor(c)}
 	}
 	zero := time.Duration(0)
 	never := s.pod.Spec.RestartPolicy == corev1.RestartPolicyNever
-	return rules{exitAfter: &zero, init: true, restart: func(code int32) bool { return code != 0 && !never }}
+	return rules{exitAfter: &zero, init: true, pullError: s.pullErrorFor(c),
+		restart: func(code int32) bool { return code != 0 && !never }}
+}
+
+// pullErrorFor is the pull error of an init container's image: init
+// containers take no behaviour but a failing pull.
+func (s *stepper) pullErrorFor(c *corev1.Container) string {
+	if s.b.applies(c.Name) {
+		return s.b.PullError
+	}
+	return ""
 }
 
 func isSidecar(c *corev1.Container) bool {
@@ -187,7 +199,7 @@ func (s *stepper) runMain(initialized bool) {
 	for i := range specs {
 		cs := s.statusOf(s.st.ContainerStatuses, &specs[i], waitReason)
 		if initialized {
-			s.advance(&cs, &specs[i], s.mainRules())
+			s.advance(&cs, &specs[i], s.mainRules(&specs[i]))
 		}
 		statuses[i] = cs
 	}
@@ -270,7 +282,7 @@ func (s *stepper) advance(cs *corev1.ContainerStatus, c *corev1.Container, r rul
 			}
 			s.start(cs, c, r)
 		case st.Waiting != nil && st.Waiting.Reason == "ErrImagePull":
-			if s.b.PullError == "" {
+			if r.pullError == "" {
 				s.start(cs, c, r)
 				continue
 			}
@@ -280,12 +292,12 @@ func (s *stepper) advance(cs *corev1.ContainerStatus, c *corev1.Container, r rul
 			s.event(corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", c.Image)
 			s.event(corev1.EventTypeWarning, "Failed", "Error: ImagePullBackOff")
 			return
-		case st.Waiting != nil && st.Waiting.Reason == "ImagePullBackOff" && s.b.PullError != "":
+		case st.Waiting != nil && st.Waiting.Reason == "ImagePullBackOff" && r.pullError != "":
 			return
 		default:
 			// Not created yet, or created again once its image pulls.
-			if s.b.PullError != "" {
-				s.pullFailed(cs, c)
+			if r.pullError != "" {
+				s.pullFailed(cs, c, r.pullError)
 				return
 			}
 			s.start(cs, c, r)
@@ -297,8 +309,8 @@ func (s *stepper) advance(cs *corev1.ContainerStatus, c *corev1.Container, r rul
 // kubelet reports the back-off.
 const pullBackOff = time.Second
 
-func (s *stepper) pullFailed(cs *corev1.ContainerStatus, c *corev1.Container) {
-	msg := fmt.Sprintf("failed to pull and unpack image %q: %s", normalizeImage(c.Image), s.b.PullError)
+func (s *stepper) pullFailed(cs *corev1.ContainerStatus, c *corev1.Container, pullError string) {
+	msg := fmt.Sprintf("failed to pull and unpack image %q: %s", normalizeImage(c.Image), pullError)
 	cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: msg}}
 	s.event(corev1.EventTypeNormal, "Pulling", "Pulling image %q", c.Image)
 	s.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: %s", c.Image, msg)

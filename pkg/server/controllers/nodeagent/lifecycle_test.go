@@ -223,6 +223,16 @@ func TestAdvance(t *testing.T) {
 				Containers: "init:waiting/ErrImagePull r0 ready=false; app:waiting/PodInitializing r0 ready=false", Wait: time.Second, Events: "Pulling,Failed,Failed"}}},
 		},
 		{
+			name: "behaviour limited to one container",
+			pod: testPod(annotate(AnnotationCrashLoop, "true", AnnotationContainers, "sidecar"), func(p *corev1.Pod) {
+				p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "envoy"})
+			}),
+			steps: []at{{0, summary{Phase: corev1.PodRunning,
+				Conditions: notReady,
+				Containers: "app:running r0 ready=true; sidecar:waiting/CrashLoopBackOff r1 ready=false",
+				Wait:       10 * time.Second, Events: startEvents + "," + startEvents + ",Pulled,Created,Started,BackOff"}}},
+		},
+		{
 			name: "deletion stops the containers and deletes",
 			pod: testPod(func(p *corev1.Pod) {
 				s := Advance(p, Env{Now: t0, HostIP: "10.0.0.2", PodIP: "10.244.0.2"}, Behaviour{})
