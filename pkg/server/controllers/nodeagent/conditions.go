@@ -92,7 +92,13 @@ func (s *stepper) setConditions(initialized bool) {
 			Reason: "ContainersNotInitialized", Message: fmt.Sprintf("containers with incomplete status: %v", incomplete)}
 	}
 
+	// Sidecars count for readiness, listed before the regular containers.
 	var unready []string
+	for i, c := range s.pod.Spec.InitContainers {
+		if isSidecar(&c) && i < len(s.st.InitContainerStatuses) && !s.st.InitContainerStatuses[i].Ready {
+			unready = append(unready, c.Name)
+		}
+	}
 	for _, c := range s.pod.Spec.Containers {
 		for _, cs := range s.st.ContainerStatuses {
 			if cs.Name == c.Name && !cs.Ready {

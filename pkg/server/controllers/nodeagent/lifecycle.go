@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -160,11 +161,14 @@ func isSidecar(c *corev1.Container) bool {
 func (s *stepper) runInit() (initialized, failed bool) {
 	specs := s.pod.Spec.InitContainers
 	statuses := make([]corev1.ContainerStatus, len(specs))
+	// Once a regular container ran, the pod stays initialized, and its
+	// sidecars keep running (and restarting) beside it.
+	ranBefore := slices.ContainsFunc(s.st.ContainerStatuses, func(cs corev1.ContainerStatus) bool { return cs.ContainerID != "" })
 	blocked := false
 	for i := range specs {
 		c := &specs[i]
 		cs := s.statusOf(s.st.InitContainerStatuses, c, "PodInitializing")
-		if !blocked {
+		if !blocked || ranBefore {
 			s.advance(&cs, c, s.initRules(c))
 		}
 		if !isSidecar(c) && cs.State.Terminated != nil && cs.State.Terminated.ExitCode == 0 {
@@ -184,7 +188,7 @@ func (s *stepper) runInit() (initialized, failed bool) {
 	if len(specs) > 0 {
 		s.st.InitContainerStatuses = statuses
 	}
-	return !blocked, failed
+	return !blocked || ranBefore, failed
 }
 
 // runMain runs the regular containers once the pod is initialized; until

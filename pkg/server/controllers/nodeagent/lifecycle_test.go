@@ -149,6 +149,25 @@ func TestAdvance(t *testing.T) {
 				Containers: "app:running r0 ready=true", Events: startEvents}}},
 		},
 		{
+			name: "a sidecar starts before the app and keeps running",
+			pod: testPod(func(p *corev1.Pod) {
+				always := corev1.ContainerRestartPolicyAlways
+				p.Spec.InitContainers = []corev1.Container{
+					{Name: "proxy", Image: "envoy", RestartPolicy: &always, StartupProbe: &corev1.Probe{InitialDelaySeconds: 2}},
+					{Name: "migrate", Image: "busybox"},
+				}
+			}),
+			steps: []at{
+				{0, summary{Phase: corev1.PodPending,
+					Conditions: "PodReadyToStartContainers=True Initialized=False(ContainersNotInitialized) Ready=False(ContainersNotReady) ContainersReady=False(ContainersNotReady) PodScheduled=True",
+					Containers: "proxy:running r0 ready=false; migrate:waiting/PodInitializing r0 ready=false; app:waiting/PodInitializing r0 ready=false",
+					Wait:       2 * time.Second, Events: startEvents}},
+				{2 * time.Second, summary{Phase: corev1.PodRunning, Conditions: allTrue,
+					Containers: "proxy:running r0 ready=true; migrate:terminated/Completed/0 r0 ready=true; app:running r0 ready=true",
+					Events:     startEvents + "," + startEvents}},
+			},
+		},
+		{
 			name: "never ready",
 			pod:  testPod(annotate(AnnotationNeverReady, "true")),
 			steps: []at{
