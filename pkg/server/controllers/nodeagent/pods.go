@@ -64,6 +64,11 @@ func (r *podReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 		log.WarnContext(ctx, "pod behaviour annotation ignored", "err", err)
 	}
 	env := Env{Now: r.clock.Now(), HostIP: internalIP(node)}
+	if env.HostIP == "" {
+		// An adopted node whose first status is not posted yet: its
+		// address change brings the pod back; this is the fallback.
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	}
 	terminal := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 	if pod.Status.PodIP == "" && !pod.Spec.HostNetwork && pod.DeletionTimestamp == nil && !terminal {
 		ip, wait, err := r.podIP(ctx, node, pod)
