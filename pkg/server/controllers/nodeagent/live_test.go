@@ -52,7 +52,7 @@ func TestLive(t *testing.T) {
 
 	web := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
-		Spec: corev1.PodSpec{NodeName: "sim-node-0", Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}},
+		Spec:       corev1.PodSpec{NodeName: "sim-node-0", Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}},
 	}
 	job := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "job", Annotations: map[string]string{nodeagent.AnnotationExitAfter: "1s"}},
