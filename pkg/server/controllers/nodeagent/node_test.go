@@ -137,9 +137,13 @@ func TestOptionsErrors(t *testing.T) {
 		{Options{ClusterCIDR: "fd00::/64"}, "ClusterCIDR"},
 		{Options{NodeCIDR: "nope"}, "NodeCIDR"},
 		{Options{Nodes: 17, ClusterCIDR: "10.8.0.0/20"}, "Nodes"},
+		{Options{Nodes: 16, ClusterCIDR: "10.8.0.0/20"}, ""},
 	} {
-		_, err := tc.o.config()
+		err := tc.o.Validate()
 		var oe *OptionsError
+		if tc.field == "" && err == nil {
+			continue
+		}
 		if !errors.As(err, &oe) || oe.Field != tc.field {
 			t.Errorf("%+v: error %v, want one about %s", tc.o, err, tc.field)
 		}

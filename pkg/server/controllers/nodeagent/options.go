@@ -66,6 +66,13 @@ func (e *OptionsError) Error() string { return fmt.Sprintf("nodeagent option %s:
 
 func (e *OptionsError) Unwrap() error { return e.Err }
 
+// Validate reports what Setup would refuse in o, as an *OptionsError, so
+// that a command line can be checked before the server starts.
+func (o Options) Validate() error {
+	_, err := o.config()
+	return err
+}
+
 // config is Options with the defaults in and the CIDRs parsed.
 type config struct {
 	Options
