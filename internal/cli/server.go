@@ -15,6 +15,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
@@ -39,6 +40,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
 	idleTimeout := fs.Duration("idle-timeout", 90*time.Second, "how long a keep-alive connection may sit idle before the server closes it")
 	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
+	nodes := fs.Int("nodes", 1, "simulated nodes to register (sim-node-0, ...); 0 for none. Nodes labelled setpoint.dev/simulated=true are simulated too")
+	clusterCIDR := fs.String("cluster-cidr", "10.244.0.0/16", "CIDR the simulated nodes' pod CIDRs (a /24 each) and pod IPs come from")
 	serviceCIDR := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 CIDR Services' cluster IPs are allocated from; the first address is the kubernetes Service's")
 	nodePorts := fs.String("service-node-port-range", "30000-32767", "ports NodePort and LoadBalancer Services are allocated from")
 	var limits inflightLimits
@@ -76,7 +79,12 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		*kubeconfig = filepath.Join(*dataDir, "kubeconfig")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger}
+	if err := (nodeagent.Options{Nodes: *nodes, ClusterCIDR: *clusterCIDR}).Validate(); err != nil {
+		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
+	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
+		Nodes: *nodes, ClusterCIDR: *clusterCIDR}
 	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	if err := limits.check(); err != nil {
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)

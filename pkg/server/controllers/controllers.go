@@ -1,7 +1,8 @@
 // Package controllers runs the API server's built-in controllers, the
 // ones that make its semantics whole: namespace lifecycle, garbage
 // collection, CRD cleanup, event expiry, Services' endpoints, node
-// health and the eviction of pods from tainted nodes. They are ordinary operators
+// health, the eviction of pods from tainted nodes and the simulated nodes
+// that run pods. They are ordinary operators
 // on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
 // to the server over HTTP like any client; pkg/server runs them next to
 // the API, for `setpoint server` and for the test server
@@ -24,6 +25,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
@@ -38,11 +40,12 @@ const (
 	EndpointSlice    = "endpointslice"
 	NodeLifecycle    = "nodelifecycle"
 	TaintEviction    = "tainteviction"
+	NodeAgent        = "nodeagent"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -62,6 +65,12 @@ type Options struct {
 	// EventTTL is how long Events live after their last write; 0 is an
 	// hour.
 	EventTTL time.Duration
+	// Nodes is how many simulated nodes the node agent registers
+	// (sim-node-0, ...); nodes labelled setpoint.dev/simulated=true are
+	// simulated too. ClusterCIDR is where their pod CIDRs come from;
+	// empty is the agent's default.
+	Nodes       int
+	ClusterCIDR string
 	// Logger receives the controllers' logs; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -133,6 +142,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
 		{NodeLifecycle, func() error { return nodelifecycle.Setup(m, nodelifecycle.Options{}) }},
 		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
+		{NodeAgent, func() error {
+			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
+		}},
 	}
 	for _, s := range setups {
 		if slices.Contains(opts.Disabled, s.name) {
