@@ -29,9 +29,9 @@ func TestReconcile(t *testing.T) {
 		wantErr      bool
 	}{
 		{
-			name:  "pods fill the nodes in turn",
-			nodes: []*corev1.Node{node("n1", "2"), node("n2", "2")},
-			pods:  []*corev1.Pod{pod("a", "1500m"), pod("b", "1500m"), pod("c", "1500m")},
+			name:         "pods fill the nodes in turn",
+			nodes:        []*corev1.Node{node("n1", "2"), node("n2", "2")},
+			pods:         []*corev1.Pod{pod("a", "1500m"), pod("b", "1500m"), pod("c", "1500m")},
 			wantBindings: []string{"default/a->Node n1", "default/b->Node n2"},
 			wantEvents: []string{
 				"Normal Scheduled Successfully assigned default/a to n1",
