@@ -15,11 +15,13 @@ type PodInfo struct {
 	Ports []HostPort
 	// Priority is spec.priority, 0 when unset.
 	Priority int32
+	// owner is the uid of the pod's controller, the group it spreads in.
+	owner string
 }
 
 // NewPodInfo computes a pod's PodInfo.
 func NewPodInfo(pod *corev1.Pod) *PodInfo {
-	pi := &PodInfo{Pod: pod, Requests: PodRequests(pod, false), NonZero: PodRequests(pod, true), Ports: hostPorts(pod)}
+	pi := &PodInfo{Pod: pod, Requests: PodRequests(pod, false), NonZero: PodRequests(pod, true), Ports: hostPorts(pod), owner: controllerOf(pod)}
 	if pod.Spec.Priority != nil {
 		pi.Priority = *pod.Spec.Priority
 	}
@@ -45,6 +47,8 @@ type NodeInfo struct {
 	usedPorts                   map[HostPort]int
 	// antiAffinityPods counts Pods with required anti-affinity terms.
 	antiAffinityPods int
+	// owners counts Pods per controller uid, for the spread score.
+	owners map[string]int
 }
 
 // NewNodeInfo returns the NodeInfo of a node without pods.
@@ -81,6 +85,12 @@ func (ni *NodeInfo) AddPod(pi *PodInfo) {
 	if pi.hasRequiredAntiAffinity() {
 		ni.antiAffinityPods++
 	}
+	if pi.owner != "" {
+		if ni.owners == nil {
+			ni.owners = map[string]int{}
+		}
+		ni.owners[pi.owner]++
+	}
 }
 
 // RemovePod stops counting the pod with the given uid; it reports
@@ -103,6 +113,11 @@ func (ni *NodeInfo) RemovePod(uid string) bool {
 		}
 		if pi.hasRequiredAntiAffinity() {
 			ni.antiAffinityPods--
+		}
+		if pi.owner != "" {
+			if ni.owners[pi.owner]--; ni.owners[pi.owner] <= 0 {
+				delete(ni.owners, pi.owner)
+			}
 		}
 		return true
 	}

@@ -27,17 +27,13 @@ func (c *cycle) scores(nodes []*NodeInfo) []int64 {
 	affinity := make([]int64, n)
 	peers := make([]int64, n)
 	var maxTaints, maxAffinity, maxPeers int64
-	owner := controllerOf(c.pod)
+	owner := c.info.owner
 	for i, ni := range nodes {
 		total[i] = weightLeast*leastAllocated(c.info.NonZero, ni) + weightBalanced*balanced(c.info.NonZero, ni)
 		taints[i] = int64(countPreferNoSchedule(ni.Node.Spec.Taints, c.pod.Spec.Tolerations))
 		affinity[i] = preferredScore(c.pod, ni.Node)
 		if owner != "" {
-			for _, pi := range ni.Pods {
-				if pi.Pod.Namespace == c.pod.Namespace && controllerOf(pi.Pod) == owner {
-					peers[i]++
-				}
-			}
+			peers[i] = int64(ni.owners[owner])
 		}
 		maxTaints, maxAffinity, maxPeers = max(maxTaints, taints[i]), max(maxAffinity, affinity[i]), max(maxPeers, peers[i])
 	}
