@@ -17,6 +17,13 @@ type FitError struct {
 	NumAllNodes int
 	// Statuses holds a status per node that failed a filter.
 	Statuses map[string]*Status
+	// Absent is the reason of the nodes without a status, which no
+	// filter saw (the pod's node affinity named other nodes).
+	Absent string
+	// PreFilterMsg is why the pod fits no node at all, found before
+	// looking at any (conflicting node affinity terms); it replaces the
+	// reasons per node.
+	PreFilterMsg string
 	// PostFilterMsg is the preemption's part of the message, or empty.
 	PostFilterMsg string
 }
@@ -25,7 +32,12 @@ type FitError struct {
 // "count reason" for every reason, sorted as strings and joined by
 // ", ", then the preemption's message.
 func (e *FitError) Error() string {
-	msg := histogram(e.NumAllNodes, e.Statuses, "")
+	var msg string
+	if e.PreFilterMsg != "" {
+		msg = histogram(e.NumAllNodes, nil, "") + " " + e.PreFilterMsg + "."
+	} else {
+		msg = histogram(e.NumAllNodes, e.Statuses, e.Absent)
+	}
 	if e.PostFilterMsg != "" {
 		msg += " " + e.PostFilterMsg
 	}

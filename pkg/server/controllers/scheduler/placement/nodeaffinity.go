@@ -114,3 +114,42 @@ func preferredScore(pod *corev1.Pod, node *corev1.Node) int64 {
 	}
 	return s
 }
+
+// namedNodes is the set of nodes the pod's required node affinity names
+// by metadata.name, when every term names some (kube's NodeAffinity
+// PreFilter): within a term the names are intersected, across terms
+// united. restricted is false when some term names none; an empty set
+// that is restricted is a conflict.
+func namedNodes(pod *corev1.Pod) (names map[string]bool, restricted bool) {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil, false
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		return nil, false
+	}
+	names = map[string]bool{}
+	for i := range terms {
+		var term map[string]bool
+		for _, r := range terms[i].MatchFields {
+			if r.Key != "metadata.name" || r.Operator != corev1.NodeSelectorOpIn {
+				continue
+			}
+			s := map[string]bool{}
+			for _, v := range r.Values {
+				if term == nil || term[v] {
+					s[v] = true
+				}
+			}
+			term = s
+		}
+		if term == nil {
+			return nil, false
+		}
+		for n := range term {
+			names[n] = true
+		}
+	}
+	return names, true
+}

@@ -23,9 +23,18 @@ func Schedule(pod *corev1.Pod, snap *Snapshot) (Decision, error) {
 		return Decision{}, ErrNoNodes
 	}
 	c := newCycle(pod, snap)
+	named, restricted := namedNodes(pod)
+	if restricted && len(named) == 0 {
+		fe := &FitError{NumAllNodes: len(snap.Nodes), PreFilterMsg: reasonNodeAffinityConflict}
+		fe.PostFilterMsg, _ = c.preemption(snap, nil)
+		return Decision{}, fe
+	}
 	feasible := make([]*NodeInfo, 0, len(snap.Nodes))
 	var statuses map[string]*Status
 	for _, ni := range snap.Nodes {
+		if restricted && !named[ni.Name()] {
+			continue
+		}
 		if st := c.filter(ni); st != nil {
 			if statuses == nil {
 				statuses = map[string]*Status{}
@@ -37,6 +46,9 @@ func Schedule(pod *corev1.Pod, snap *Snapshot) (Decision, error) {
 	}
 	if len(feasible) == 0 {
 		fe := &FitError{NumAllNodes: len(snap.Nodes), Statuses: statuses}
+		if restricted {
+			fe.Absent = reasonNotNamed
+		}
 		fe.PostFilterMsg, _ = c.preemption(snap, statuses)
 		return Decision{}, fe
 	}

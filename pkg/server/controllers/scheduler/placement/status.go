@@ -30,6 +30,12 @@ const (
 	ReasonPodAffinity         = "node(s) didn't match pod affinity rules"
 	ReasonPodAntiAffinity     = "node(s) didn't match pod anti-affinity rules"
 	ReasonExistingAntiAffinty = "node(s) didn't satisfy existing pods anti-affinity rules"
+	// reasonNodeAffinityConflict: node affinity terms that each name
+	// nodes by metadata.name, with no name in common.
+	reasonNodeAffinityConflict = "pod affinity terms conflict"
+	// reasonNotNamed is the reason of the nodes the pod's node affinity
+	// did not name, which kube's filters never see.
+	reasonNotNamed = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 	// reasonUntoleratedTaint is formatted with the taint's key and value.
 	reasonUntoleratedTaint = "node(s) had untolerated taint {%s: %s}"
 )
