@@ -13,8 +13,9 @@
 // keeps its own view of what each node has given out (the view). A pod
 // it binds counts on its node at once, before the watch confirms the
 // binding (kube's "assumed" pods), so the next decision does not hand out
-// the same room twice. Pods are scheduled one at a time from the
-// controller's queue; an unschedulable pod waits for a change to nodes
+// the same room twice. Pods are taken from the controller's queue and
+// decided one at a time; their bindings travel in parallel (kube's
+// binding cycles), and an unschedulable pod waits for a change to nodes
 // or pods and then for its back-off (1 s doubling to 10 s, as
 // kube-scheduler), and is retried every 5 minutes regardless.
 //

@@ -23,6 +23,10 @@ type Options struct {
 	// RetryUnschedulable is how long an unschedulable pod waits when
 	// nothing changes before it is tried again; 0 means 5 minutes.
 	RetryUnschedulable time.Duration
+	// Workers is how many bindings may be in flight at once; decisions
+	// are still made one at a time, each seeing the pods placed before
+	// it. 0 means 16.
+	Workers int
 	// Clock is the time source for back-off and condition times; nil is
 	// the real clock.
 	Clock clock.Clock
@@ -40,6 +44,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetryUnschedulable <= 0 {
 		o.RetryUnschedulable = 5 * time.Minute
+	}
+	if o.Workers <= 0 {
+		o.Workers = 16
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}

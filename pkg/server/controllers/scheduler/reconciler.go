@@ -47,7 +47,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if wait := r.backoffLeft(req); wait > 0 {
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}
-	d, err := r.view.schedule(pod)
+	d, err := r.view.scheduleAndAssume(pod)
 	if err != nil {
 		return r.unschedulable(ctx, pod, err)
 	}
@@ -69,11 +69,9 @@ func (r *reconciler) backoffLeft(req reconcile.Request) time.Duration {
 	return f.last.Add(d).Sub(r.clock.Now())
 }
 
-// bind assumes the pod on the node and posts its Binding. The view
-// counts the pod at once, so the next decision sees the room taken;
+// bind posts the Binding of a pod the view already counts on the node;
 // a binding the server refuses is forgotten again.
 func (r *reconciler) bind(ctx context.Context, pod *corev1.Pod, node string) (reconcile.Result, error) {
-	r.view.assume(pod, node)
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},

@@ -128,7 +128,10 @@ func (f *feed) pod(q controller.Queue, old, p *corev1.Pod) {
 			// A new pod on a node may satisfy others' affinity.
 			f.retry(q, reconcile.TriggerUpdate, p)
 		}
-	case p.DeletionTimestamp != nil || p.Spec.SchedulerName != f.schedulerName:
+	case p.DeletionTimestamp != nil || p.Spec.SchedulerName != f.schedulerName || len(p.Spec.SchedulingGates) > 0:
+		// Gated pods wait out of the queue (kube's SchedulingGates
+		// PreEnqueue; the API server wrote their SchedulingGated
+		// condition); removing the last gate is a spec update, below.
 		f.view.dropPending(key)
 	default:
 		f.view.setPending(p)

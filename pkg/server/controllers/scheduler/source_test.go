@@ -27,6 +27,16 @@ func TestFeedPods(t *testing.T) {
 		}(), wantWait: true},
 		{name: "labels changed", old: pod("a", "1"), new: func() *corev1.Pod { p := pod("a", "1"); p.Labels = map[string]string{"x": "y"}; return p }(),
 			wantQueued: []string{"default/a"}, wantWait: true},
+		{name: "gated", new: func() *corev1.Pod {
+			p := pod("a", "1")
+			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
+			return p
+		}()},
+		{name: "last gate removed", old: func() *corev1.Pod {
+			p := pod("a", "1")
+			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
+			return p
+		}(), new: pod("a", "1"), wantQueued: []string{"default/a"}, wantWait: true},
 		{name: "pod with nodeName counts, not scheduled", new: bound(pod("a", "1"), "n1"), wantOnNode: true},
 		{name: "being deleted", new: func() *corev1.Pod { p := pod("a", "1"); p.DeletionTimestamp = &metav1.Time{}; return p }()},
 		{name: "finished pods hold nothing", new: func() *corev1.Pod { p := bound(pod("a", "1"), "n1"); p.Status.Phase = corev1.PodSucceeded; return p }()},

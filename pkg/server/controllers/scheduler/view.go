@@ -90,6 +90,10 @@ func (v *view) deleteNode(name string) {
 func (v *view) place(pod *corev1.Pod, node string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.placeLocked(pod, node)
+}
+
+func (v *view) placeLocked(pod *corev1.Pod, node string) {
 	v.removeLocked(pod.UID)
 	pi := placement.NewPodInfo(pod)
 	v.onNode[pod.UID] = node
@@ -124,15 +128,6 @@ func (v *view) removeLocked(uid types.UID) {
 	if len(v.orphans[node]) == 0 {
 		delete(v.orphans, node)
 	}
-}
-
-// assume counts a pod on the node it is being bound to, before the
-// watch confirms; the confirmation replaces it, and a failed binding
-// removes it.
-func (v *view) assume(pod *corev1.Pod, node string) {
-	bound := pod.DeepCopy()
-	bound.Spec.NodeName = node
-	v.place(bound, node)
 }
 
 // setPending records a pod to schedule.
@@ -211,10 +206,16 @@ func (v *view) setNamespace(name string, labels map[string]string) {
 	v.nsLabels[name] = labels
 }
 
-// schedule runs one decision on the view as it stands. The lock is held
-// throughout: the informers' handlers wait, so the snapshot is
-// consistent without copying it.
-func (v *view) schedule(pod *corev1.Pod) (placement.Decision, error) {
+// scheduleAndAssume runs one decision on the view as it stands and, when
+// a node fits, counts the pod on it at once (kube's assumed pod), before
+// the binding is even sent: the next decision sees the room taken, so
+// bindings may run in parallel while decisions stay one at a time. The
+// watch's copy of the bound pod later replaces the assumption, and a
+// binding the server refuses removes it (remove).
+//
+// The lock is held throughout: the informers' handlers wait, so the
+// snapshot is consistent without copying it.
+func (v *view) scheduleAndAssume(pod *corev1.Pod) (placement.Decision, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	snap := &placement.Snapshot{
@@ -224,5 +225,12 @@ func (v *view) schedule(pod *corev1.Pod) (placement.Decision, error) {
 	for _, ni := range v.nodes {
 		snap.Nodes = append(snap.Nodes, ni)
 	}
-	return placement.Schedule(pod, snap)
+	d, err := placement.Schedule(pod, snap)
+	if err != nil {
+		return d, err
+	}
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = d.Node
+	v.placeLocked(assumed, d.Node)
+	return d, nil
 }
