@@ -13,12 +13,22 @@ type HostPort struct {
 
 const anyIP = "0.0.0.0"
 
-// hostPorts lists the host ports of the pod's containers, with kube's
-// defaults (all addresses, TCP).
+// hostPorts lists the host ports of the pod's containers and of its
+// sidecars (restartable init containers, which run as long as the pod),
+// with kube's defaults (all addresses, TCP).
 func hostPorts(pod *corev1.Pod) []HostPort {
 	var ps []HostPort
+	running := make([]*corev1.Container, 0, len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			running = append(running, c)
+		}
+	}
 	for i := range pod.Spec.Containers {
-		for _, p := range pod.Spec.Containers[i].Ports {
+		running = append(running, &pod.Spec.Containers[i])
+	}
+	for _, c := range running {
+		for _, p := range c.Ports {
 			if p.HostPort <= 0 {
 				continue
 			}

@@ -133,6 +133,19 @@ func TestSchedule(t *testing.T) {
 			pod:     mkPod("p", hostPort(80, "", "")),
 			wantErr: "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports." + noVictims1},
 
+		{name: "a sidecar's host port", nodes: []*corev1.Node{mkNode("a")},
+			placed: []placed{on("a", mkPod("q", func(p *corev1.Pod) {
+				always := corev1.ContainerRestartPolicyAlways
+				p.Spec.InitContainers = []corev1.Container{{Name: "proxy", RestartPolicy: &always, Ports: []corev1.ContainerPort{{ContainerPort: 15001, HostPort: 15001}}}}
+			}))},
+			pod:     mkPod("p", hostPort(15001, "", "")),
+			wantErr: "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports." + noVictims1},
+		{name: "an init container's host port is free again", nodes: []*corev1.Node{mkNode("a")},
+			placed: []placed{on("a", mkPod("q", func(p *corev1.Pod) {
+				p.Spec.InitContainers = []corev1.Container{{Name: "setup", Ports: []corev1.ContainerPort{{ContainerPort: 15001, HostPort: 15001}}}}
+			}))},
+			pod: mkPod("p", hostPort(15001, "", "")), want: "a"},
+
 		// NodeResourcesFit
 		{name: "insufficient cpu", nodes: three, pod: mkPod("p", requests("cpu", "5")),
 			wantErr: "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."},
