@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -51,6 +53,38 @@ func (f *fakeAPI) UpdateStatus(_ context.Context, obj client.Object, _ ...client
 	return nil
 }
 
+// fakePods is the pod cache: a map by name.
+type fakePods struct {
+	mu   sync.Mutex
+	pods map[types.NamespacedName]*corev1.Pod
+}
+
+func (f *fakePods) Get(_ context.Context, key types.NamespacedName, obj client.Object) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.pods[key]
+	if !ok {
+		return client.NewNotFound(schema.GroupResource{Resource: "pods"}, key.Name)
+	}
+	p.DeepCopyInto(obj.(*corev1.Pod))
+	return nil
+}
+
+func (f *fakePods) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errors.New("not used")
+}
+
+func (f *fakePods) set(p *corev1.Pod) (old *corev1.Pod) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pods == nil {
+		f.pods = map[types.NamespacedName]*corev1.Pod{}
+	}
+	old = f.pods[keyOf(p)]
+	f.pods[keyOf(p)] = p.DeepCopy()
+	return old
+}
+
 // fakeEvents records Events as "type reason message".
 type fakeEvents struct {
 	mu  sync.Mutex
@@ -91,21 +125,30 @@ type harness struct {
 	feed   *feed
 	api    *fakeAPI
 	events *fakeEvents
+	pods   *fakePods
 	clock  *clock.Fake
 	queue  *fakeQueue
 }
 
 func newHarness() *harness {
-	h := &harness{api: &fakeAPI{}, events: &fakeEvents{}, clock: clock.NewFake(epoch), queue: &fakeQueue{}}
+	h := &harness{api: &fakeAPI{}, events: &fakeEvents{}, pods: &fakePods{}, clock: clock.NewFake(epoch), queue: &fakeQueue{}}
 	opts := Options{Clock: h.clock}.withDefaults()
 	v := newView()
-	h.r = &reconciler{view: v, api: h.api, events: h.events, clock: h.clock, opts: opts}
+	h.r = &reconciler{pods: h.pods, view: v, api: h.api, events: h.events, clock: h.clock, opts: opts}
 	h.feed = &feed{view: v, schedulerName: opts.SchedulerName}
-	h.api.watch = func(p *corev1.Pod) {
-		old, _ := v.getPending(keyOf(p))
-		h.feed.pod(h.queue, old, p)
-	}
+	h.api.watch = func(p *corev1.Pod) { h.event(p) }
 	return h
+}
+
+// event is a pod event as the informer delivers it: into the cache, to
+// the view, and to the queue when the For predicate passes it.
+func (h *harness) event(p *corev1.Pod) {
+	old := h.pods.set(p)
+	h.feed.pod(h.queue, old, p)
+	pred := pending(h.r.opts.SchedulerName)
+	if (old == nil && pred.CreateFunc(p)) || (old != nil && pred.UpdateFunc(old, p)) {
+		h.queue.Add(reqOf(p.Name), reconcile.Reason{Trigger: reconcile.TriggerUpdate})
+	}
 }
 
 func (h *harness) reconcile(name string) (reconcile.Result, error) {

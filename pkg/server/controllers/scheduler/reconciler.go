@@ -32,6 +32,7 @@ const eventNoteLimit = 1024
 
 // reconciler schedules the pod each request names.
 type reconciler struct {
+	pods   client.Reader // the informer's copy
 	view   *view
 	api    podAPI
 	events recorder
@@ -40,11 +41,23 @@ type reconciler struct {
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	pod, ok := r.view.getPending(req.NamespacedName)
-	if !ok {
+	pod := &corev1.Pod{}
+	if err := r.pods.Get(ctx, req.NamespacedName, pod); err != nil {
+		if client.IsNotFound(err) {
+			r.view.forget(req.NamespacedName)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	if !takes(pod, r.opts.SchedulerName) {
+		r.view.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
-	if wait := r.backoffLeft(req); wait > 0 {
+	if r.view.counted(pod.UID) {
+		// Bound by this scheduler; the cache has not seen it yet.
+		return reconcile.Result{}, nil
+	}
+	if wait := r.backoffLeft(pod); wait > 0 {
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}
 	d, err := r.view.scheduleAndAssume(pod)
@@ -54,10 +67,20 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return r.bind(ctx, pod, d.Node)
 }
 
+// takes reports whether the pod is this scheduler's to place: unbound,
+// naming it, not finished, not being deleted, and without scheduling
+// gates (kube's SchedulingGates PreEnqueue; the API server wrote their
+// SchedulingGated condition, and removing the last gate is a spec
+// update, which queues the pod).
+func takes(p *corev1.Pod, schedulerName string) bool {
+	return p.Spec.NodeName == "" && p.Spec.SchedulerName == schedulerName && p.DeletionTimestamp == nil &&
+		len(p.Spec.SchedulingGates) == 0 && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
 // backoffLeft is how long the pod must still wait after its last failed
 // attempt: InitialBackoff doubled per failure, at most MaxBackoff.
-func (r *reconciler) backoffLeft(req reconcile.Request) time.Duration {
-	f, ok := r.view.failure(req.NamespacedName)
+func (r *reconciler) backoffLeft(pod *corev1.Pod) time.Duration {
+	f, ok := r.view.failure(keyOf(pod), pod.UID)
 	if !ok {
 		return 0
 	}
@@ -85,7 +108,7 @@ func (r *reconciler) bind(ctx context.Context, pod *corev1.Pod, node string) (re
 		}
 		return reconcile.Result{}, &BindError{Pod: pod.Namespace + "/" + pod.Name, Node: node, Err: err}
 	}
-	r.view.dropPending(keyOf(pod))
+	r.view.forget(keyOf(pod))
 	r.events.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, node)
 	reconcile.Logger(ctx).DebugContext(ctx, "pod bound", "node", node)
 	return reconcile.Result{}, nil

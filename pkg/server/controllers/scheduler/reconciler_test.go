@@ -70,7 +70,7 @@ func TestReconcile(t *testing.T) {
 			}
 			var gotErr error
 			for _, p := range tt.pods {
-				h.feed.pod(h.queue, nil, p)
+				h.event(p)
 				if _, err := h.reconcile(p.Name); err != nil {
 					gotErr = err
 				}
@@ -111,7 +111,7 @@ func TestReconcile(t *testing.T) {
 func TestBackoff(t *testing.T) {
 	h := newHarness()
 	h.r.view.setNode(node("n1", "1"))
-	h.feed.pod(h.queue, nil, pod("big", "2"))
+	h.event(pod("big", "2"))
 	steps := []struct {
 		advance      time.Duration
 		wantRequeue  time.Duration
@@ -131,7 +131,7 @@ func TestBackoff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, _ := h.r.view.failure(keyOf(pod("big", "2")))
+		f, _ := h.r.view.failure(keyOf(pod("big", "2")), "uid-big")
 		if res.RequeueAfter != s.wantRequeue || f.attempts != s.wantAttempts {
 			t.Errorf("step %d: requeue %v after %d attempts, want %v after %d", i, res.RequeueAfter, f.attempts, s.wantRequeue, s.wantAttempts)
 		}
@@ -150,7 +150,7 @@ func TestMaxBackoff(t *testing.T) {
 	for attempts, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 5: 10 * time.Second, 30: 10 * time.Second} {
 		key := keyOf(pod("p", "1"))
 		h.r.view.failures[key] = &failure{uid: "uid-p", attempts: attempts, last: h.clock.Now()}
-		if got := h.r.backoffLeft(reqOf("p")); got != want {
+		if got := h.r.backoffLeft(pod("p", "1")); got != want {
 			t.Errorf("after %d attempts: got %v, want %v", attempts, got, want)
 		}
 	}
@@ -197,5 +197,35 @@ func TestTruncate(t *testing.T) {
 	}
 	if got := truncate("short"); got != "short" {
 		t.Errorf("truncate(short) = %q", got)
+	}
+}
+
+// TestReconcileSkips: pods the scheduler does not take, or has bound
+// already while the cache lags, get no second binding.
+func TestReconcileSkips(t *testing.T) {
+	h := newHarness()
+	h.r.view.setNode(node("n1", "4"))
+	a := pod("a", "1")
+	h.event(a)
+	if _, err := h.reconcile("a"); err != nil {
+		t.Fatal(err)
+	}
+	// The cache still shows a unbound; a second request comes.
+	if _, err := h.reconcile("a"); err != nil {
+		t.Fatal(err)
+	}
+	other := pod("other", "1")
+	other.Spec.SchedulerName = "my-scheduler"
+	h.event(other)
+	gated := pod("gated", "1")
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "wait"}}
+	h.event(gated)
+	for _, name := range []string{"other", "gated", "missing"} {
+		if _, err := h.reconcile(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"default/a->Node n1"}; !slices.Equal(h.api.bindings, want) {
+		t.Errorf("bindings: got %q, want %q", h.api.bindings, want)
 	}
 }

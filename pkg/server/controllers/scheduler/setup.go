@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 )
@@ -17,8 +19,9 @@ const ControllerName = "scheduler"
 func Setup(m *manager.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	v := newView()
-	r := &reconciler{view: v, api: m.API(), events: m.EventRecorder(opts.SchedulerName), clock: opts.Clock, opts: opts}
+	r := &reconciler{pods: m.Client(), view: v, api: m.API(), events: m.EventRecorder(opts.SchedulerName), clock: opts.Clock, opts: opts}
 	src := &feed{cluster: m, view: v, schedulerName: opts.SchedulerName}
-	_, err := m.NewController(r, controller.Options{Name: ControllerName, Workers: opts.Workers, Clock: opts.Clock}, src)
+	_, err := m.NewController(r, controller.Options{Name: ControllerName, Workers: opts.Workers, Clock: opts.Clock},
+		controller.For[*corev1.Pod](controller.WithPredicates(pending(opts.SchedulerName))), src)
 	return err
 }

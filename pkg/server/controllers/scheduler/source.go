@@ -12,6 +12,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 )
 
@@ -90,7 +91,7 @@ func (f *feed) Start(ctx context.Context, q controller.Queue) error {
 		DeleteFunc: func(o cache.Object) {
 			if p, ok := o.(*corev1.Pod); ok {
 				f.view.remove(p.UID)
-				f.view.dropPending(keyOf(p))
+				f.view.forget(keyOf(p))
 				if p.Spec.NodeName != "" {
 					f.retry(q, reconcile.TriggerDelete, p)
 				}
@@ -109,41 +110,39 @@ func (f *feed) Start(ctx context.Context, q controller.Queue) error {
 	return nil
 }
 
-// pod sorts one pod event: finished pods free their room, bound pods
-// count on their node, and unbound pods of this scheduler wait in the
-// queue.
+// pod sorts one pod event for the view: finished pods free their room,
+// and bound pods count on their node. Pods to schedule reach the queue
+// through the controller's For source (pending).
 func (f *feed) pod(q controller.Queue, old, p *corev1.Pod) {
-	key := keyOf(p)
 	switch {
 	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
 		f.view.remove(p.UID)
-		f.view.dropPending(key)
+		f.view.forget(keyOf(p))
 		if p.Spec.NodeName != "" {
 			f.retry(q, reconcile.TriggerUpdate, p)
 		}
 	case p.Spec.NodeName != "":
-		f.view.dropPending(key)
+		f.view.forget(keyOf(p))
 		f.view.place(p, p.Spec.NodeName)
 		if old == nil || old.Spec.NodeName == "" || !maps.Equal(old.Labels, p.Labels) {
 			// A new pod on a node may satisfy others' affinity.
 			f.retry(q, reconcile.TriggerUpdate, p)
 		}
-	case p.DeletionTimestamp != nil || p.Spec.SchedulerName != f.schedulerName || len(p.Spec.SchedulingGates) > 0:
-		// Gated pods wait out of the queue (kube's SchedulingGates
-		// PreEnqueue; the API server wrote their SchedulingGated
-		// condition); removing the last gate is a spec update, below.
-		f.view.dropPending(key)
-	default:
-		f.view.setPending(p)
-		// The scheduler's own status writes change nothing it reads; only
-		// a new pod or a changed spec or labels is worth an attempt.
-		if old == nil || !reflect.DeepEqual(old.Spec, p.Spec) || !maps.Equal(old.Labels, p.Labels) {
-			trigger := reconcile.TriggerCreate
-			if old != nil {
-				trigger = reconcile.TriggerUpdate
-			}
-			q.Add(reconcile.Request{NamespacedName: key}, reconcile.Reason{Trigger: trigger, Kind: "Pod", Namespace: p.Namespace, Name: p.Name})
-		}
+	}
+}
+
+// pending passes the pod events worth an attempt: a new pod this
+// scheduler takes, or one whose spec or labels changed. The scheduler's
+// own status writes change nothing it reads, and deletions are the
+// view's business.
+func pending(schedulerName string) predicate.Funcs[*corev1.Pod] {
+	ours := func(p *corev1.Pod) bool { return takes(p, schedulerName) }
+	return predicate.Funcs[*corev1.Pod]{
+		CreateFunc: ours,
+		UpdateFunc: func(old, p *corev1.Pod) bool {
+			return ours(p) && (!reflect.DeepEqual(old.Spec, p.Spec) || !maps.Equal(old.Labels, p.Labels))
+		},
+		DeleteFunc: func(*corev1.Pod) bool { return false },
 	}
 }
 

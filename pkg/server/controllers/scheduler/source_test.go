@@ -16,17 +16,16 @@ func TestFeedPods(t *testing.T) {
 		old, new   *corev1.Pod
 		wantQueued []string
 		wantOnNode bool
-		wantWait   bool
 	}{
-		{name: "new pending pod", new: pod("a", "1"), wantQueued: []string{"default/a"}, wantWait: true},
+		{name: "new pending pod", new: pod("a", "1"), wantQueued: []string{"default/a"}},
 		{name: "another scheduler's pod", new: func() *corev1.Pod { p := pod("a", "1"); p.Spec.SchedulerName = "other"; return p }()},
 		{name: "status-only update", old: pod("a", "1"), new: func() *corev1.Pod {
 			p := pod("a", "1")
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse}}
 			return p
-		}(), wantWait: true},
+		}()},
 		{name: "labels changed", old: pod("a", "1"), new: func() *corev1.Pod { p := pod("a", "1"); p.Labels = map[string]string{"x": "y"}; return p }(),
-			wantQueued: []string{"default/a"}, wantWait: true},
+			wantQueued: []string{"default/a"}},
 		{name: "gated", new: func() *corev1.Pod {
 			p := pod("a", "1")
 			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
@@ -36,7 +35,7 @@ func TestFeedPods(t *testing.T) {
 			p := pod("a", "1")
 			p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}}
 			return p
-		}(), new: pod("a", "1"), wantQueued: []string{"default/a"}, wantWait: true},
+		}(), new: pod("a", "1"), wantQueued: []string{"default/a"}},
 		{name: "pod with nodeName counts, not scheduled", new: bound(pod("a", "1"), "n1"), wantOnNode: true},
 		{name: "being deleted", new: func() *corev1.Pod { p := pod("a", "1"); p.DeletionTimestamp = &metav1.Time{}; return p }()},
 		{name: "finished pods hold nothing", new: func() *corev1.Pod { p := bound(pod("a", "1"), "n1"); p.Status.Phase = corev1.PodSucceeded; return p }()},
@@ -45,15 +44,16 @@ func TestFeedPods(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness()
 			h.r.view.setNode(node("n1", "4"))
-			h.feed.pod(h.queue, tt.old, tt.new)
+			if tt.old != nil {
+				h.event(tt.old)
+				h.queue.take()
+			}
+			h.event(tt.new)
 			if got := h.queue.take(); !slices.Equal(got, tt.wantQueued) {
 				t.Errorf("queued %q, want %q", got, tt.wantQueued)
 			}
 			if _, got := h.r.view.onNode[tt.new.UID]; got != tt.wantOnNode {
 				t.Errorf("counted on a node: got %v, want %v", got, tt.wantOnNode)
-			}
-			if _, got := h.r.view.getPending(keyOf(tt.new)); got != tt.wantWait {
-				t.Errorf("pending: got %v, want %v", got, tt.wantWait)
 			}
 		})
 	}
@@ -67,7 +67,7 @@ func TestRetryOnChange(t *testing.T) {
 	n := node("n1", "1")
 	h.r.view.setNode(n)
 	big := pod("big", "2")
-	h.feed.pod(h.queue, nil, big)
+	h.event(big)
 	h.queue.take()
 	if _, err := h.reconcile("big"); err != nil {
 		t.Fatal(err)
@@ -99,17 +99,17 @@ func TestRetryOnChange(t *testing.T) {
 
 	// A bound pod that goes away frees room and retries the waiting.
 	other := pod("other", "3")
-	h.feed.pod(h.queue, nil, other)
+	h.event(other)
 	if _, err := h.reconcile("other"); err != nil {
 		t.Fatal(err)
 	}
 	h.queue.take()
 	gone := bound(pod("big", "2"), "n1")
-	h.feed.pod(h.queue, nil, gone) // the watch confirms the binding
+	h.event(gone) // the watch confirms the binding
 	h.queue.take()
 	finished := gone.DeepCopy()
 	finished.Status.Phase = corev1.PodSucceeded
-	h.feed.pod(h.queue, gone, finished)
+	h.event(finished)
 	if got := h.queue.take(); !slices.Equal(got, []string{"default/other"}) {
 		t.Errorf("after a pod finished queued %q, want default/other", got)
 	}

@@ -12,7 +12,7 @@ import (
 
 // view is the scheduler's picture of the cluster, fed by the informers
 // and by its own bindings: the nodes with the pods on them, and the
-// pods waiting for a node. Its methods are safe for concurrent use.
+// pods that did not fit. Its methods are safe for concurrent use.
 type view struct {
 	mu    sync.Mutex
 	nodes map[string]*placement.NodeInfo
@@ -21,8 +21,6 @@ type view struct {
 	// orphans are pods bound to nodes the view does not know yet; they
 	// join their node when it arrives.
 	orphans map[string]map[types.UID]*placement.PodInfo
-	// pending are the pods to schedule, by name, as last seen.
-	pending map[types.NamespacedName]*corev1.Pod
 	// failures tracks the pods that did not fit, for back-off and for
 	// retrying them when the cluster changes.
 	failures map[types.NamespacedName]*failure
@@ -43,7 +41,6 @@ func newView() *view {
 		nodes:    map[string]*placement.NodeInfo{},
 		onNode:   map[types.UID]string{},
 		orphans:  map[string]map[types.UID]*placement.PodInfo{},
-		pending:  map[types.NamespacedName]*corev1.Pod{},
 		failures: map[types.NamespacedName]*failure{},
 		nsLabels: map[string]map[string]string{},
 	}
@@ -130,32 +127,21 @@ func (v *view) removeLocked(uid types.UID) {
 	}
 }
 
-// setPending records a pod to schedule.
-func (v *view) setPending(pod *corev1.Pod) {
+// counted reports whether the view counts the pod on a node: bound, or
+// assumed while its binding travels.
+func (v *view) counted(uid types.UID) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-	v.pending[key] = pod
-	if f, ok := v.failures[key]; ok && f.uid != pod.UID {
-		delete(v.failures, key) // a new pod under an old name
-	}
+	_, ok := v.onNode[uid]
+	return ok
 }
 
-// dropPending forgets a pod that no longer waits (bound, deleted,
-// finished).
-func (v *view) dropPending(key types.NamespacedName) {
+// forget drops the failure record of a pod that no longer waits (bound,
+// deleted, finished).
+func (v *view) forget(key types.NamespacedName) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	delete(v.pending, key)
 	delete(v.failures, key)
-}
-
-// getPending is the last seen copy of a pod to schedule.
-func (v *view) getPending(key types.NamespacedName) (*corev1.Pod, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	p, ok := v.pending[key]
-	return p, ok
 }
 
 // failed notes an attempt that found no node, and returns how many
@@ -173,12 +159,13 @@ func (v *view) failed(key types.NamespacedName, uid types.UID, now time.Time) in
 	return f.attempts
 }
 
-// failure is the pod's failure record, if it has one.
-func (v *view) failure(key types.NamespacedName) (failure, bool) {
+// failure is the failure record of the pod with this name and uid, if
+// it has one (a pod created anew under an old name starts afresh).
+func (v *view) failure(key types.NamespacedName, uid types.UID) (failure, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	f, ok := v.failures[key]
-	if !ok {
+	if !ok || f.uid != uid {
 		return failure{}, false
 	}
 	return *f, true
