@@ -3,6 +3,8 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +36,14 @@ func TestSchedulerLive(t *testing.T) {
 		if err := c.Create(ctx, n); err != nil {
 			t.Fatalf("creating node %s: %v", name, err)
 		}
+		// The server taints a new node not-ready; a Ready node loses the
+		// taint (kube's node lifecycle controller removes it).
+		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+		if err := c.Update(ctx, n); err != nil {
+			t.Fatalf("untainting node %s: %v", name, err)
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
 		n.Status.Allocatable = corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("8Gi"),
 			corev1.ResourcePods: resource.MustParse("110"),
@@ -47,7 +57,13 @@ func TestSchedulerLive(t *testing.T) {
 	mkNode("n2", "2")
 	mkNode("n3", "2")
 
-	env.StartManager(t, func(m *manager.Manager) error { return scheduler.Setup(m, scheduler.Options{}) })
+	logs := &envtest.Logs{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("manager logs:\n%s", logs)
+		}
+	})
+	env.StartManager(t, func(m *manager.Manager) error { return scheduler.Setup(m, scheduler.Options{}) }, envtest.WithLogs(logs, slog.LevelDebug))
 
 	mkPod := func(name, cpu string) {
 		t.Helper()
@@ -71,8 +87,8 @@ func TestSchedulerLive(t *testing.T) {
 	nodes := map[string]bool{}
 	for _, name := range []string{"a", "b"} {
 		envtest.Eventually(t, "pod "+name+" bound", func() error {
-			if n := get(name).Spec.NodeName; n == "" {
-				return fmt.Errorf("no nodeName yet")
+			if p := get(name); p.Spec.NodeName == "" {
+				return fmt.Errorf("no nodeName yet; conditions %+v", p.Status.Conditions)
 			}
 			return nil
 		})

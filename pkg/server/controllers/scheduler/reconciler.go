@@ -100,12 +100,11 @@ func (r *reconciler) bind(ctx context.Context, pod *corev1.Pod, node string) (re
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 	}
 	if err := r.api.CreateSubresource(ctx, pod, "binding", b); err != nil {
+		// Whatever the refusal (the pod gone, bound by someone else, the
+		// server away), the pod is tried again: the cache then tells
+		// whether it still waits, as kube-scheduler requeues a pod whose
+		// binding failed.
 		r.view.remove(pod.UID)
-		if client.IsNotFound(err) || client.IsConflict(err) {
-			// Gone, or bound by someone else: the watch will tell.
-			reconcile.Logger(ctx).InfoContext(ctx, "binding refused", "node", node, "err", err)
-			return reconcile.Result{}, nil
-		}
 		return reconcile.Result{}, &BindError{Pod: pod.Namespace + "/" + pod.Name, Node: node, Err: err}
 	}
 	r.view.forget(keyOf(pod))
@@ -174,8 +173,7 @@ func truncate(msg string) string {
 	return msg[:eventNoteLimit-len(suffix)] + suffix
 }
 
-// BindError is a binding the server did not take for a reason other
-// than the pod being gone or bound already; the pod is retried.
+// BindError is a binding the server did not take; the pod is retried.
 type BindError struct {
 	Pod, Node string
 	Err       error

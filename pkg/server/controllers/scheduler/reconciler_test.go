@@ -51,6 +51,7 @@ func TestReconcile(t *testing.T) {
 			nodes:   []*corev1.Node{node("n1", "2")},
 			pods:    []*corev1.Pod{pod("a", "1500m"), pod("b", "1500m")},
 			bindErr: conflict,
+			wantErr: true,
 			// Neither binding took, so neither pod holds room: no failure.
 		},
 		{
