@@ -39,6 +39,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
 	idleTimeout := fs.Duration("idle-timeout", 90*time.Second, "how long a keep-alive connection may sit idle before the server closes it")
 	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
+	serviceCIDR := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 CIDR Services' cluster IPs are allocated from; the first address is the kubernetes Service's")
+	nodePorts := fs.String("service-node-port-range", "30000-32767", "ports NodePort and LoadBalancer Services are allocated from")
 	var limits inflightLimits
 	fs.IntVar(&limits.readOnly, "max-requests-inflight", apiserver.DefaultMaxRequestsInflight, "most read-only requests served at once, watches aside; 0 for no limit")
 	fs.IntVar(&limits.mutating, "max-mutating-requests-inflight", apiserver.DefaultMaxMutatingRequestsInflight, "most mutating requests served at once; 0 for no limit")
@@ -81,6 +83,10 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	limits.apply(&acfg)
+	if acfg.ServiceRanges, err = parseServiceRanges(*serviceCIDR, *nodePorts); err != nil {
+		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
 	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, acfg, copts, *quota); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1

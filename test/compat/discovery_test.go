@@ -49,6 +49,9 @@ func TestDiscovery(t *testing.T) {
 		{"v1", "secrets", "Secret", true, nil, nil},
 		{"v1", "serviceaccounts", "ServiceAccount", true, []string{"sa"}, nil},
 		{"v1", "events", "Event", true, []string{"ev"}, nil},
+		{"v1", "pods", "Pod", true, []string{"po"}, nil},
+		{"v1", "podtemplates", "PodTemplate", true, nil, nil},
+		{"v1", "nodes", "Node", false, []string{"no"}, nil},
 		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}, nil},
 		{"coordination.k8s.io/v1", "leases", "Lease", true, nil, nil},
 		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}, nil},
@@ -109,7 +112,10 @@ func TestDiscovery(t *testing.T) {
 					t.Errorf("%s %s: got shortNames %v, want %v", want.gv, want.name, got.ShortNames, want.shortNames)
 				}
 			}
-			for _, sub := range []struct{ gv, name string }{{"v1", "namespaces/status"}, {"apiextensions.k8s.io/v1", "customresourcedefinitions/status"}} {
+			for _, sub := range []struct{ gv, name string }{
+				{"v1", "namespaces/status"}, {"apiextensions.k8s.io/v1", "customresourcedefinitions/status"},
+				{"v1", "pods/status"}, {"v1", "nodes/status"},
+			} {
 				if _, ok := findResource(lists, sub.gv, sub.name); !ok {
 					t.Errorf("ServerGroupsAndResources: no subresource %s in %s", sub.name, sub.gv)
 				}

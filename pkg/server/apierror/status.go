@@ -236,3 +236,10 @@ func NamespaceTerminating(ns string, gr schema.GroupResource, name string) *Stat
 		Causes: []metav1.StatusCause{{Type: "NamespaceTerminating", Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}}
 	return e
 }
+
+// Unknown is how kube-apiserver answers an error that is not a Status
+// (a REST storage returning a plain error): a 500 with no reason and
+// the error's text.
+func Unknown(msg string) *StatusError {
+	return New(http.StatusInternalServerError, metav1.StatusReasonUnknown, msg)
+}

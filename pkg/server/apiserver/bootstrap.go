@@ -21,7 +21,10 @@ const defaultSystemNamespaceInterval = time.Minute
 
 // bootstrap creates what a new cluster has before it serves.
 func (s *Server) bootstrap(ctx context.Context) error {
-	return s.ensureSystemNamespaces(ctx)
+	if err := s.ensureSystemNamespaces(ctx); err != nil {
+		return err
+	}
+	return s.ensureKubernetesService(ctx)
 }
 
 // keepSystemNamespaces recreates a missing system namespace every
@@ -39,6 +42,9 @@ func (s *Server) keepSystemNamespaces(ctx context.Context) {
 		}
 		if err := s.ensureSystemNamespaces(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("cannot recreate a system namespace", "err", err)
+		}
+		if err := s.ensureKubernetesService(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("cannot keep the kubernetes service", "err", err)
 		}
 	}
 }

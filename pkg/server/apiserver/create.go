@@ -5,10 +5,14 @@ import (
 	"strings"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 )
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) error {
+	if req.subresource == registry.SubresourceBinding {
+		return s.bind(w, r, req)
+	}
 	u, warnings, err := params.DecodeObject(w, r, req.res, req.name, req.query)
 	if err != nil {
 		return err

@@ -225,7 +225,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		req.verb = registry.VerbList
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		req.verb = registry.VerbGet
-	case r.Method == http.MethodPost && collection:
+	case r.Method == http.MethodPost && (collection || req.subresource.Creates()):
 		req.verb = registry.VerbCreate
 	case r.Method == http.MethodPut && !collection:
 		req.verb = registry.VerbUpdate
@@ -238,8 +238,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	default:
 		return req, apierror.MethodNotAllowed()
 	}
-	if req.subresource != registry.SubresourceNone && req.verb != registry.VerbGet && req.verb != registry.VerbUpdate && req.verb != registry.VerbPatch ||
-		req.subresource == registry.SubresourceFinalize && req.verb != registry.VerbUpdate {
+	if !subresourceServes(req.subresource, req.verb) {
 		return req, apierror.MethodNotAllowed()
 	}
 	if !res.Serves(string(req.verb)) || !servedAcrossNamespaces(res, req) {
@@ -255,6 +254,21 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		return req, err
 	}
 	return req, nil
+}
+
+// subresourceServes reports whether a subresource answers verb: finalize
+// is written only by update, binding only created; the others are read
+// and written like the object.
+func subresourceServes(sub registry.Subresource, verb registry.Verb) bool {
+	switch {
+	case sub == registry.SubresourceNone:
+		return true
+	case sub == registry.SubresourceFinalize:
+		return verb == registry.VerbUpdate
+	case sub.Creates():
+		return verb == registry.VerbCreate
+	}
+	return verb == registry.VerbGet || verb == registry.VerbUpdate || verb == registry.VerbPatch
 }
 
 // servedAcrossNamespaces reports whether a request without a namespace

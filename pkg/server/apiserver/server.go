@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,8 +41,16 @@ const defaultIdleTimeout = 90 * time.Second
 // Config configures a Server. Storage is required.
 type Config struct {
 	Storage storage.Interface
-	// Registry holds the served resources; nil serves registry.Builtin().
+	// Registry holds the served resources; nil serves the built-in kinds
+	// (registry.BuiltinWith), Services allocated from ServiceRanges.
 	Registry *registry.Registry
+	// ServiceRanges are the cluster IP and node port ranges; zero is
+	// registry.DefaultServiceRanges. The "kubernetes" Service in default
+	// takes the first cluster IP.
+	ServiceRanges registry.ServiceRanges
+	// AdvertiseAddress is the address the "kubernetes" Service's
+	// endpoints hold; zero is the address Run listens on.
+	AdvertiseAddress netip.AddrPort
 	// Authenticator checks each request's credentials; nil lets every
 	// request in (for callers that authenticate in front of Handler).
 	Authenticator Authenticator
@@ -114,7 +123,8 @@ type Server struct {
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
 	ready        chan struct{}
 	bootstrapped chan struct{} // closed once the system namespaces exist
-	stopping     atomic.Bool   // Run is shutting down
+	listenAddr   atomic.Pointer[netip.AddrPort]
+	stopping     atomic.Bool // Run is shutting down
 
 	startOnce sync.Once
 }
@@ -125,7 +135,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("apiserver: Config.Storage is required")
 	}
 	if cfg.Registry == nil {
-		cfg.Registry = registry.New(registry.Builtin()...)
+		cfg.Registry = registry.New(registry.BuiltinWith(registry.BuiltinOptions{Services: cfg.ServiceRanges})...)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -262,6 +272,7 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) Run(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.setListenAddr(ln)
 	hs := &http.Server{
 		Handler:           s.handler,
 		TLSConfig:         tlsConfig,

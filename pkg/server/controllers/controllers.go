@@ -1,6 +1,6 @@
 // Package controllers runs the API server's built-in controllers, the
 // ones that make its semantics whole: namespace lifecycle, garbage
-// collection, CRD cleanup and event expiry. They are ordinary operators
+// collection, CRD cleanup, event expiry and Services' endpoints. They are ordinary operators
 // on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
 // to the server over HTTP like any client; pkg/server runs them next to
 // the API, for `setpoint server` and for the test server
@@ -19,6 +19,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
@@ -31,10 +32,13 @@ const (
 	GarbageCollector = "garbagecollector"
 	CRDCleanup       = "crdcleanup"
 	EventTTL         = "eventttl"
+	EndpointSlice    = "endpointslice"
 )
 
 // Names lists every built-in controller.
-func Names() []string { return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL} }
+func Names() []string {
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice}
+}
 
 // Options configure the built-in controllers. The zero value runs all of
 // them without leader election.
@@ -121,6 +125,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{GarbageCollector, func() error { return garbagecollector.Setup(m, garbagecollector.Options{}) }},
 		{CRDCleanup, func() error { return crdcleanup.Setup(m, crdcleanup.Options{}) }},
 		{EventTTL, func() error { return eventttl.Setup(m, eventttl.Options{TTL: opts.EventTTL}) }},
+		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
 	}
 	for _, s := range setups {
 		if slices.Contains(opts.Disabled, s.name) {

@@ -12,10 +12,10 @@ func TestParseSelection(t *testing.T) {
 		wantErr      bool
 	}{
 		{"*", nil, false},
-		{"", []string{Namespace, GarbageCollector, CRDCleanup, EventTTL}, false},
+		{"", []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice}, false},
 		{"*,-garbagecollector", []string{GarbageCollector}, false},
 		{"-eventttl,*", []string{EventTTL}, false},
-		{"namespace,crdcleanup", []string{GarbageCollector, EventTTL}, false},
+		{"namespace,crdcleanup", []string{GarbageCollector, EventTTL, EndpointSlice}, false},
 		{"*,-nope", nil, true},
 		{"nope", nil, true},
 	}

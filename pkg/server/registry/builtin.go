@@ -1,9 +1,31 @@
 package registry
 
-// Builtin returns the resources every server serves, described the way a
-// CRD describes a custom resource. Each call returns fresh values so a
-// caller may adjust them.
-func Builtin() []*Resource {
+// BuiltinOptions configure the built-in kinds.
+type BuiltinOptions struct {
+	// Services are the ranges Services are allocated from; zero is
+	// DefaultServiceRanges.
+	Services ServiceRanges
+}
+
+// Builtin returns the resources every server serves, with the default
+// options.
+func Builtin() []*Resource { return BuiltinWith(BuiltinOptions{}) }
+
+// BuiltinWith returns the resources every server serves, described the
+// way a CRD describes a custom resource. Each call returns fresh values
+// so a caller may adjust them.
+func BuiltinWith(o BuiltinOptions) []*Resource {
+	if !o.Services.ClusterIPs.IsValid() {
+		o.Services.ClusterIPs = DefaultServiceRanges().ClusterIPs
+	}
+	if o.Services.NodePorts == [2]int{} {
+		o.Services.NodePorts = DefaultServiceRanges().NodePorts
+	}
+	return append(coreBuiltins(), networkBuiltins(o)...)
+}
+
+// coreBuiltins are the kinds that need no options.
+func coreBuiltins() []*Resource {
 	return []*Resource{
 		{
 			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
@@ -77,6 +99,36 @@ func Builtin() []*Resource {
 				{Name: "Object", Type: "string", Value: objectReference("regarding")},
 				{Name: "Message", Type: "string", Path: ".note"},
 			},
+		},
+		{
+			Version: "v1", Kind: "Pod", ListKind: "PodList",
+			Plural: "pods", Singular: "pod", ShortNames: []string{"po"}, Categories: []string{"all"},
+			Namespaced: true, StatusSubresource: true, Typed: true,
+			// kube sets generation 1 on create and bumps it on spec
+			// changes.
+			TracksGeneration: true,
+			SelectableFields: []string{
+				"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+				"spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName",
+			},
+			Columns:  podColumns(),
+			Strategy: podStrategy{},
+		},
+		{
+			Version: "v1", Kind: "PodTemplate", ListKind: "PodTemplateList",
+			Plural: "podtemplates", Singular: "podtemplate",
+			Namespaced: true, Typed: true, TracksGeneration: true,
+			// kube prints pod templates without an Age.
+			Columns: podTemplateColumns(), NoAge: true,
+			Strategy: podTemplateStrategy{},
+		},
+		{
+			Version: "v1", Kind: "Node", ListKind: "NodeList",
+			Plural: "nodes", Singular: "node", ShortNames: []string{"no"},
+			StatusSubresource: true, Typed: true,
+			SelectableFields: []string{"spec.unschedulable"},
+			Columns:          nodeColumns(),
+			Strategy:         nodeStrategy{},
 		},
 		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", ListKind: "LeaseList",

@@ -2,8 +2,10 @@ package registry
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // FinalizeStrategy is implemented by kinds with a finalize subresource
@@ -78,3 +80,36 @@ func (namespaceStrategy) PrepareForFinalize(obj, old map[string]any) map[string]
 
 // ChangesServing: a CRD write changes the served resources.
 func (crdStrategy) ChangesServing() {}
+
+// GracefulDeleteStrategy is implemented by kinds whose deletion waits a
+// grace period for something outside the server to finish (Pods: the
+// kubelet stops the containers, then deletes the pod with no grace).
+// During the grace period the object stays, with deletionTimestamp set
+// to when the period ends and deletionGracePeriodSeconds to its length.
+type GracefulDeleteStrategy interface {
+	// GracePeriod returns the seconds a delete of obj waits, given
+	// the period the request asked for (nil: none); 0 deletes at once.
+	GracePeriod(obj map[string]any, requested *int64) int64
+}
+
+// BindStrategy is implemented by kinds a binding assigns (Pods): a
+// create on their binding subresource.
+type BindStrategy interface {
+	// ValidateBinding returns what is wrong with binding itself.
+	ValidateBinding(binding map[string]any) field.ErrorList
+	// Bind assigns obj as binding asks at time now. An error refuses
+	// the binding as a conflict with the object's state, worded for the
+	// client.
+	Bind(now time.Time, obj, binding map[string]any) error
+}
+
+// AllocateStrategy is implemented by kinds whose objects hold values
+// unique across their resource, assigned from a range (a Service's
+// cluster IPs and node ports). The store calls it for one write at a
+// time, once every earlier write is in the watch cache, with what the
+// other objects of the resource hold.
+type AllocateStrategy interface {
+	// Allocate assigns obj's unique values, keeping those old holds
+	// (nil on create); taken are the other objects of the resource.
+	Allocate(obj, old map[string]any, taken []map[string]any) field.ErrorList
+}

@@ -3,6 +3,7 @@ package registry
 import (
 	"slices"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,6 +33,9 @@ type Resource struct {
 	// Columns are the table columns after Name; Age is always last unless
 	// a column is named Age.
 	Columns []Column
+	// NoAge leaves the Age column out of tables, for the few kinds
+	// kube prints without one (PodTemplates).
+	NoAge bool
 	// Typed kinds have a Go type in the built-in scheme: request bodies
 	// are normalized through it and protobuf is served for them.
 	Typed bool
@@ -108,6 +112,22 @@ type Column struct {
 	Priority    int32
 	Path        string
 	Value       func(obj map[string]any) any
+	// ValueAt, when set, computes the cell as of now, for cells that
+	// say how long ago something happened (a pod's last restart).
+	// Tables use it in preference to Value.
+	ValueAt func(obj map[string]any, now time.Time) any
+}
+
+// Cell computes the column's cell of obj as of now from ValueAt or
+// Value; ok is false for a column read by Path.
+func (c Column) Cell(obj map[string]any, now time.Time) (v any, ok bool) {
+	switch {
+	case c.ValueAt != nil:
+		return c.ValueAt(obj, now), true
+	case c.Value != nil:
+		return c.Value(obj), true
+	}
+	return nil, false
 }
 
 // GroupVersion is the resource's group and version.

@@ -25,13 +25,20 @@ type Subresource string
 
 // The subresources: status splits .status from the rest of the object;
 // scale reads and writes replicas as an autoscaling/v1 Scale; finalize
-// is the one way to change a Namespace's spec.finalizers.
+// is the one way to change a Namespace's spec.finalizers; binding
+// assigns a Pod to a Node.
 const (
 	SubresourceNone     Subresource = ""
 	SubresourceStatus   Subresource = "status"
 	SubresourceScale    Subresource = "scale"
 	SubresourceFinalize Subresource = "finalize"
+	SubresourceBinding  Subresource = "binding"
 )
+
+// Creates reports whether a request creates through the subresource
+// (POST on an object's subresource) rather than reading or replacing
+// the object.
+func (s Subresource) Creates() bool { return s == SubresourceBinding }
 
 // ServesSubresource reports whether the resource serves sub.
 func (r *Resource) ServesSubresource(sub Subresource) bool {
@@ -44,6 +51,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return r.Scale != nil
 	case SubresourceFinalize:
 		_, ok := r.Strategy.(FinalizeStrategy)
+		return ok
+	case SubresourceBinding:
+		_, ok := r.Strategy.(BindStrategy)
 		return ok
 	}
 	return false

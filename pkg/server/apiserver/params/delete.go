@@ -47,11 +47,14 @@ func DeleteOptions(w http.ResponseWriter, r *http.Request, q url.Values) (generi
 			return opts, apierror.BadRequest("the body is not valid DeleteOptions: %v", err)
 		}
 	}
+	opts.GracePeriodSeconds = do.GracePeriodSeconds
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return opts, apierror.BadRequest("invalid gracePeriodSeconds %q", v)
 		}
+		// The query is decoded over the body, as kube-apiserver does.
+		opts.GracePeriodSeconds = &n
 	}
 	// orphanDependents is deprecated in favour of propagationPolicy, but
 	// clients still send it and kube-apiserver still honours it.

@@ -41,3 +41,12 @@ func WriteSuccess(w http.ResponseWriter, res *registry.Resource, name, uid strin
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }
+
+// WriteCreated answers a create that makes no object of its own (a
+// binding) as kube-apiserver does: a Success Status, code 201.
+func WriteCreated(w http.ResponseWriter) {
+	b, _ := json.Marshal(&metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(b)
+}

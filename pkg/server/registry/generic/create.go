@@ -90,6 +90,11 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 			return nil, err
 		}
 	}
+	release, err := s.allocate(ctx, res, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if opts.DryRun {
 		b, err := storedBytes(u)
 		if err != nil {
@@ -183,6 +188,11 @@ func (s *Store) EnsureCreated(ctx context.Context, res *registry.Resource, u *un
 			return false, fe.ToAggregate()
 		}
 	}
+	release, err := s.allocate(ctx, res, u, nil)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	val, err := storedBytes(u)
 	if err != nil {
 		return false, err

@@ -20,6 +20,9 @@ type DeleteOptions struct {
 	// UID and ResourceVersion are preconditions, when set.
 	UID, ResourceVersion *string
 	DryRun               bool
+	// GracePeriodSeconds is the grace period the request asks for; nil
+	// leaves it to the kind (registry.GracefulDeleteStrategy).
+	GracePeriodSeconds *int64
 	// PropagationPolicy and OrphanDependents (legacy) say what happens
 	// to the object's dependents; at most one is set.
 	PropagationPolicy metav1.DeletionPropagation
@@ -75,22 +78,34 @@ func (s *Store) deleteStored(ctx context.Context, res *registry.Resource, kv sto
 		}
 		var out Deleted
 		var rev int64
+		starting := u.GetDeletionTimestamp() == nil
+		grace := s.graceful(res, u, opts.GracePeriodSeconds)
+		if grace == gracePending {
+			// A graceful deletion under way only shortens; the delete
+			// changes nothing else, its finalizers included.
+			return served(u, kv.Revision, false)
+		}
 		fins, changed := prop.withGCFinalizers(u)
 		if changed {
 			u.SetFinalizers(fins)
 		}
-		if held(res, u) {
-			if (u.GetDeletionTimestamp() != nil && !changed) || opts.DryRun {
+		if grace == graceStarted || held(res, u) {
+			if grace != graceStarted && (!starting && !changed || opts.DryRun) {
 				return served(u, kv.Revision, false)
 			}
-			if u.GetDeletionTimestamp() == nil {
+			if starting {
 				if ds, ok := res.Strategy.(registry.DeleteStrategy); ok {
 					ds.PrepareForDelete(u.Object)
 				}
+			}
+			if u.GetDeletionTimestamp() == nil {
 				now := metav1.NewTime(s.now())
 				u.SetDeletionTimestamp(&now)
 				zero := int64(0)
 				u.SetDeletionGracePeriodSeconds(&zero)
+			}
+			if opts.DryRun {
+				return served(u, kv.Revision, false)
 			}
 			var val []byte
 			if val, err = storedBytes(u); err != nil {

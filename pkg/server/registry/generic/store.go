@@ -3,6 +3,7 @@ package generic
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,6 +55,8 @@ type Store struct {
 	maxBytes   int
 	createGate func(res *registry.Resource) error
 	fields     fieldManagers
+	// allocMu serializes the writes that allocate (AllocateStrategy).
+	allocMu sync.Mutex
 }
 
 // New returns a store for cfg.

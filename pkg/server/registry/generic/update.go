@@ -82,39 +82,56 @@ func (s *Store) Update(ctx context.Context, res *registry.Resource, ns, name str
 		if err != nil {
 			return nil, err
 		}
-		if sameObject(next, old) || opts.DryRun {
-			b, err := servedBytes(next, kv.Revision)
-			if err != nil {
-				return nil, apierror.Internal(err)
-			}
-			return b, nil
-		}
-		var rev int64
-		if next.GetDeletionTimestamp() != nil && !held(res, next) {
-			// The last finalizer is gone: the object's deletion completes.
-			_, rev, err = s.storage.Delete(ctx, key, kv.Revision)
-		} else {
-			var val []byte
-			if val, err = s.storable(res, next, opts.applied); err != nil {
-				return nil, err
-			}
-			rev, err = s.storage.Update(ctx, key, val, kv.Revision)
-		}
-		if errors.Is(err, storage.ErrConflict) && precondition == "" && attempt < maxWriteRetries {
+		b, retry, err := s.write(ctx, res, key, name, kv.Revision, next, old, precondition == "" && attempt < maxWriteRetries, opts)
+		if retry {
 			continue
 		}
-		if err != nil {
-			return nil, apierror.From(err, gr, name)
-		}
-		b, err := servedBytes(next, rev)
-		if err != nil {
-			return nil, apierror.Internal(err)
-		}
-		if err := s.afterWrite(ctx, res, name, rev); err != nil {
-			return nil, err
-		}
-		return b, nil
+		return b, err
 	}
+}
+
+// write stores next, the update of old read at revision read, and
+// returns it as served; retry says the write lost a race to another
+// writer and mayRetry allowed another attempt.
+func (s *Store) write(ctx context.Context, res *registry.Resource, key, name string, read int64, next, old *unstructured.Unstructured, mayRetry bool, opts UpdateOptions) (b []byte, retry bool, err error) {
+	if opts.Subresource == registry.SubresourceNone {
+		release, err := s.allocate(ctx, res, next, old)
+		if err != nil {
+			return nil, false, err
+		}
+		defer release()
+	}
+	if sameObject(next, old) || opts.DryRun {
+		b, err := servedBytes(next, read)
+		if err != nil {
+			return nil, false, apierror.Internal(err)
+		}
+		return b, false, nil
+	}
+	var rev int64
+	if next.GetDeletionTimestamp() != nil && !held(res, next) {
+		// The last finalizer is gone: the object's deletion completes.
+		_, rev, err = s.storage.Delete(ctx, key, read)
+	} else {
+		var val []byte
+		if val, err = s.storable(res, next, opts.applied); err != nil {
+			return nil, false, err
+		}
+		rev, err = s.storage.Update(ctx, key, val, read)
+	}
+	if errors.Is(err, storage.ErrConflict) && mayRetry {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, apierror.From(err, res.GroupResource(), name)
+	}
+	if b, err = servedBytes(next, rev); err != nil {
+		return nil, false, apierror.Internal(err)
+	}
+	if err := s.afterWrite(ctx, res, name, rev); err != nil {
+		return nil, false, err
+	}
+	return b, false, nil
 }
 
 // prepareUpdate applies the update rules to the requested object u given
@@ -139,8 +156,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 			delete(next.Object, "status")
 		}
 		keepManagedFields(next, u)
-	case registry.SubresourceScale:
-		// desired changed only the replicas in the current object.
+	case registry.SubresourceScale, registry.SubresourceBinding:
+		// desired changed only what the subresource writes (replicas;
+		// the node and the scheduled condition) in the current object.
 		next = u
 	case registry.SubresourceFinalize:
 		fs, ok := res.Strategy.(registry.FinalizeStrategy)

@@ -1,0 +1,425 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// podSpecErrors ports the rules of kube's ValidatePodSpec that clients
+// meet most: containers, restart and DNS policy, resources, probes,
+// ports, tolerations, with kube's paths and messages. Rules on volumes'
+// sources, affinity, topology spread and security contexts are not
+// ported yet.
+func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if spec.TerminationGracePeriodSeconds == nil {
+		errs = append(errs, field.Required(path.Child("terminationGracePeriodSeconds"), ""))
+	}
+	errs = append(errs, volumeErrors(spec.Volumes, path.Child("volumes"))...)
+	vols := sets.New[string]()
+	for _, v := range spec.Volumes {
+		vols.Insert(v.Name)
+	}
+	errs = append(errs, containersErrors(spec.Containers, vols, path.Child("containers"))...)
+	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
+	errs = append(errs, oneOf(path.Child("restartPolicy"), string(spec.RestartPolicy), "Always", "OnFailure", "Never")...)
+	errs = append(errs, oneOf(path.Child("dnsPolicy"), string(spec.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
+	errs = append(errs, metavalidation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	if spec.ServiceAccountName != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(spec.ServiceAccountName) {
+			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), spec.ServiceAccountName, msg))
+		}
+	}
+	if spec.NodeName != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(spec.NodeName) {
+			errs = append(errs, field.Invalid(path.Child("nodeName"), spec.NodeName, msg))
+		}
+	}
+	if v := spec.ActiveDeadlineSeconds; v != nil && (*v < 1 || *v > 1<<31-1) {
+		errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), *v, validation.InclusiveRangeError(1, 1<<31-1)))
+	}
+	errs = append(errs, tolerationErrors(spec.Tolerations, path.Child("tolerations"))...)
+	if spec.PreemptionPolicy != nil {
+		errs = append(errs, oneOf(path.Child("preemptionPolicy"), string(*spec.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
+	}
+	return errs
+}
+
+// oneOf is kube's Required-or-NotSupported check of an enum field.
+func oneOf(path *field.Path, v string, allowed ...string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, "")}
+	case !sets.New(allowed...).Has(v):
+		return field.ErrorList{field.NotSupported(path, v, allowed)}
+	}
+	return nil
+}
+
+func volumeErrors(vols []corev1.Volume, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i, v := range vols {
+		p := path.Index(i).Child("name")
+		switch {
+		case v.Name == "":
+			errs = append(errs, field.Required(p, ""))
+		case len(validation.IsDNS1123Label(v.Name)) > 0:
+			for _, msg := range validation.IsDNS1123Label(v.Name) {
+				errs = append(errs, field.Invalid(p, v.Name, msg))
+			}
+		case seen.Has(v.Name):
+			errs = append(errs, field.Duplicate(p, v.Name))
+		}
+		seen.Insert(v.Name)
+	}
+	return errs
+}
+
+func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+	if len(cs) == 0 {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i := range cs {
+		c := &cs[i]
+		p := path.Index(i)
+		errs = append(errs, containerErrors(c, vols, p)...)
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		}
+		names.Insert(c.Name)
+		errs = append(errs, probeErrors(c.LivenessProbe, p.Child("livenessProbe"))...)
+		errs = append(errs, probeErrors(c.ReadinessProbe, p.Child("readinessProbe"))...)
+		errs = append(errs, probeErrors(c.StartupProbe, p.Child("startupProbe"))...)
+		if c.ReadinessProbe != nil && c.ReadinessProbe.TerminationGracePeriodSeconds != nil {
+			errs = append(errs, field.Invalid(p.Child("readinessProbe", "terminationGracePeriodSeconds"), c.ReadinessProbe.TerminationGracePeriodSeconds, "must not be set for readinessProbes"))
+		}
+		if c.RestartPolicy != nil {
+			errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may not be set for non-init containers"))
+		}
+	}
+	return errs
+}
+
+func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for _, c := range regular {
+		names.Insert(c.Name)
+	}
+	for i := range cs {
+		c := &cs[i]
+		p := path.Index(i)
+		errs = append(errs, containerErrors(c, vols, p)...)
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		}
+		names.Insert(c.Name)
+		if c.RestartPolicy != nil && *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
+		}
+		if c.RestartPolicy == nil {
+			// Only sidecars (restartPolicy Always) may be probed or
+			// have hooks: a plain init container runs to completion.
+			for _, f := range []struct {
+				name string
+				set  bool
+			}{{"lifecycle", c.Lifecycle != nil}, {"livenessProbe", c.LivenessProbe != nil},
+				{"readinessProbe", c.ReadinessProbe != nil}, {"startupProbe", c.StartupProbe != nil}} {
+				if f.set {
+					errs = append(errs, field.Forbidden(p.Child(f.name), "may not be set for init containers without restartPolicy=Always"))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// containerErrors is kube's validateContainerCommon, less volume
+// devices and security contexts; vols are the pod's volume names.
+func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), ""))
+	} else {
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(p.Child("name"), c.Name, msg))
+		}
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(p.Child("image"), ""))
+	} else if strings.TrimSpace(c.Image) != c.Image {
+		errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+	}
+	errs = append(errs, oneOf(p.Child("terminationMessagePolicy"), string(c.TerminationMessagePolicy), "File", "FallbackToLogsOnError")...)
+	errs = append(errs, portErrors(c.Ports, p.Child("ports"))...)
+	for i, e := range c.Env {
+		np := p.Child("env").Index(i).Child("name")
+		if e.Name == "" {
+			errs = append(errs, field.Required(np, ""))
+			continue
+		}
+		// kube v1.33 relaxes env names (RelaxedEnvironmentVariableValidation
+		// is on by default): any printable ASCII but '='.
+		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(np, e.Name, msg))
+		}
+	}
+	errs = append(errs, mountErrors(c.VolumeMounts, vols, p.Child("volumeMounts"))...)
+	errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
+	errs = append(errs, resourceErrors(&c.Resources, p.Child("resources"))...)
+	return errs
+}
+
+// mountErrors is kube's ValidateVolumeMounts for names and paths: a
+// mount names a volume of the pod, at a path no other mount uses.
+func mountErrors(mounts []corev1.VolumeMount, vols sets.Set[string], path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	paths := sets.New[string]()
+	for i, m := range mounts {
+		p := path.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		if !vols.Has(m.Name) {
+			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(p.Child("mountPath"), ""))
+		}
+		if paths.Has(m.MountPath) {
+			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths.Insert(m.MountPath)
+		if m.SubPath != "" && m.SubPathExpr != "" {
+			errs = append(errs, field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+		}
+	}
+	return errs
+}
+
+func portErrors(ports []corev1.ContainerPort, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, port := range ports {
+		p := path.Index(i)
+		if port.Name != "" {
+			if msgs := validation.IsValidPortName(port.Name); len(msgs) > 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
+				}
+			} else if names.Has(port.Name) {
+				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
+			}
+			names.Insert(port.Name)
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(p.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
+			}
+		}
+		if port.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		errs = append(errs, oneOf(p.Child("protocol"), string(port.Protocol), "SCTP", "TCP", "UDP")...)
+	}
+	return errs
+}
+
+// resourceErrors is kube's check of a container's requests and limits:
+// names, non-negative quantities, whole units for integer resources, and
+// requests within limits.
+func resourceErrors(r *corev1.ResourceRequirements, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	lim, req := path.Child("limits"), path.Child("requests")
+	// Sorted, where kube walks the maps in random order, so that the
+	// same object always gets the same answer.
+	for _, name := range sets.List(sets.KeySet(r.Limits)) {
+		errs = append(errs, quantityErrors(name, r.Limits[name], lim.Key(string(name)))...)
+	}
+	for _, name := range sets.List(sets.KeySet(r.Requests)) {
+		q := r.Requests[name]
+		errs = append(errs, quantityErrors(name, q, req.Key(string(name)))...)
+		l, ok := r.Limits[name]
+		switch {
+		case ok && q.Cmp(l) != 0 && !overcommits(name):
+			errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, l.String())))
+		case ok && q.Cmp(l) > 0:
+			errs = append(errs, field.Invalid(req, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, l.String())))
+		case !ok && !overcommits(name):
+			errs = append(errs, field.Required(lim, "Limit must be set for non overcommitable resources"))
+		}
+	}
+	return errs
+}
+
+// standardResources are the unprefixed names a container may request.
+var standardResources = sets.New("cpu", "memory", "ephemeral-storage")
+
+// quantityErrors is kube's check of one resource name and quantity of a
+// container: standard or extended names, no negative quantities, whole
+// units of extended resources (GPUs, devices).
+func quantityErrors(name corev1.ResourceName, q resource.Quantity, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := string(name)
+	for _, msg := range validation.IsQualifiedName(n) {
+		errs = append(errs, field.Invalid(p, printedAs(n), msg))
+	}
+	if len(errs) == 0 && !strings.Contains(n, "/") && !knownResources.Has(n) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) &&
+		!strings.HasPrefix(n, "requests."+corev1.ResourceHugePagesPrefix) {
+		errs = append(errs, field.Invalid(p, printedAs(n), "must be a standard resource type or fully qualified"))
+	}
+	switch {
+	case !strings.Contains(n, "/"):
+		if !standardResources.Has(n) && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix) {
+			errs = append(errs, field.Invalid(p, printedAs(n), "must be a standard resource for containers"))
+		}
+	case !nativeResource(name) && !extendedResource(name):
+		errs = append(errs, field.Invalid(p, printedAs(n), "doesn't follow extended resource name standard"))
+	}
+	if q.Sign() < 0 {
+		errs = append(errs, field.Invalid(p, q.String(), "must be greater than or equal to 0"))
+	}
+	if extendedResource(name) && q.MilliValue()%1000 != 0 {
+		errs = append(errs, field.Invalid(p, printedAs(fmt.Sprintf("%#v", q)), "must be an integer"))
+	}
+	return errs
+}
+
+// knownResources are the unprefixed names kube knows in any resource
+// list (quotas too); a container may use fewer (standardResources).
+var knownResources = sets.New("cpu", "memory", "ephemeral-storage",
+	"requests.cpu", "requests.memory", "requests.ephemeral-storage",
+	"limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+	"persistentvolumeclaims", "storage", "requests.storage", "services.nodeports", "services.loadbalancers")
+
+// printedAs is a bad value that an error prints as this text, unquoted:
+// kube-apiserver prints resource names by their String method and a
+// quantity as its Go value, and clients see those messages.
+type printedAs string
+
+func (v printedAs) String() string { return string(v) }
+
+// MarshalJSON fails so that field.Error falls back to String.
+func (v printedAs) MarshalJSON() ([]byte, error) { return nil, errPrintedAs }
+
+var errPrintedAs = errors.New("printed, not marshalled")
+
+// nativeResource: kube's own resources are unprefixed or under
+// kubernetes.io.
+func nativeResource(name corev1.ResourceName) bool {
+	n := string(name)
+	return !strings.Contains(n, "/") || strings.Contains(n, "kubernetes.io/")
+}
+
+// extendedResource: a prefixed name outside kubernetes.io that is still
+// a valid name once quota prefixes it with "requests.".
+func extendedResource(name corev1.ResourceName) bool {
+	n := string(name)
+	if nativeResource(name) || strings.HasPrefix(n, "requests.") {
+		return false
+	}
+	return len(validation.IsQualifiedName("requests."+n)) == 0
+}
+
+// overcommits reports whether requests may be below limits: kube's
+// native resources other than hugepages.
+func overcommits(name corev1.ResourceName) bool {
+	return nativeResource(name) && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// probeErrors is kube's validateProbe: exactly one handler and no
+// negative timing.
+func probeErrors(pr *corev1.Probe, p *field.Path) field.ErrorList {
+	if pr == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	n := 0
+	for _, h := range []struct {
+		name string
+		set  bool
+	}{{"exec", pr.Exec != nil}, {"httpGet", pr.HTTPGet != nil}, {"tcpSocket", pr.TCPSocket != nil}, {"grpc", pr.GRPC != nil}} {
+		if !h.set {
+			continue
+		}
+		if n > 0 {
+			errs = append(errs, field.Forbidden(p.Child(h.name), "may not specify more than 1 handler type"))
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(p, "must specify a handler type"))
+	}
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{{"initialDelaySeconds", pr.InitialDelaySeconds}, {"timeoutSeconds", pr.TimeoutSeconds},
+		{"periodSeconds", pr.PeriodSeconds}, {"successThreshold", pr.SuccessThreshold}, {"failureThreshold", pr.FailureThreshold}} {
+		if f.v < 0 {
+			errs = append(errs, field.Invalid(p.Child(f.name), int64(f.v), "must be greater than or equal to 0"))
+		}
+	}
+	if g := pr.TerminationGracePeriodSeconds; g != nil && *g <= 0 {
+		errs = append(errs, field.Invalid(p.Child("terminationGracePeriodSeconds"), *g, "must be greater than 0"))
+	}
+	return errs
+}
+
+// tolerationErrors is kube's ValidateTolerations.
+func tolerationErrors(ts []corev1.Toleration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range ts {
+		p := path.Index(i)
+		if t.Key != "" {
+			errs = append(errs, metavalidation.ValidateLabelName(t.Key, p.Child("key"))...)
+		}
+		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
+			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator,
+				"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+		}
+		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+			errs = append(errs, field.Invalid(p.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		}
+		switch t.Operator {
+		case corev1.TolerationOpEqual, "":
+			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
+			}
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			}
+		default:
+			errs = append(errs, field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+		}
+		if t.Effect != "" {
+			errs = append(errs, taintEffectErrors(t.Effect, p.Child("effect"))...)
+		}
+	}
+	return errs
+}
+
+func taintEffectErrors(e corev1.TaintEffect, p *field.Path) field.ErrorList {
+	switch e {
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(p, e, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute})}
+}
