@@ -27,7 +27,6 @@ func TestSchedulerLive(t *testing.T) {
 	env := envtest.Start(t)
 	c := env.Client()
 	ctx := context.Background()
-	servesPods(t, c)
 
 	mkNode := func(name, cpu string, taints ...corev1.Taint) {
 		t.Helper()
@@ -142,20 +141,82 @@ func TestSchedulerLive(t *testing.T) {
 	})
 }
 
-// servesPods skips the test on a server without pods and their binding
-// subresource (before issue 15's kinds land).
-func servesPods(t *testing.T, c *client.Client) {
-	t.Helper()
-	rs, err := c.ServerResources(context.Background())
-	if err != nil {
+// TestSchedulerLiveFill fills ten nodes to the last millicore with 200
+// pods created at once: bindings travel in parallel, so only the view's
+// assumptions keep two decisions from handing out the same room. Every
+// pod is bound and no node holds more than it has.
+func TestSchedulerLiveFill(t *testing.T) {
+	env := envtest.Start(t)
+	c := env.Client()
+	ctx := context.Background()
+	const nodes, perNode = 10, 20
+	for i := range nodes {
+		name := fmt.Sprintf("fill-%d", i)
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}}}
+		if err := c.Create(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		n.Spec.Taints = nil
+		if err := c.Update(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		n.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110")}
+		n.Status.Capacity = n.Status.Allocatable
+		if err := c.UpdateStatus(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.StartManager(t, func(m *manager.Manager) error { return scheduler.Setup(m, scheduler.Options{}) })
+	for i := range nodes * perNode {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("p-%d", i)},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}}}
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	envtest.Eventually(t, "every pod bound", func() error {
+		pods := &corev1.PodList{}
+		if err := c.List(ctx, pods, client.InNamespace("default")); err != nil {
+			return err
+		}
+		per := map[string]int{}
+		unbound := 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				unbound++
+				continue
+			}
+			per[p.Spec.NodeName]++
+		}
+		for n, k := range per {
+			if k > perNode {
+				t.Fatalf("node %s holds %d pods of 100m, room for %d", n, k, perNode)
+			}
+		}
+		if unbound > 0 {
+			return fmt.Errorf("%d of %d pods unbound; per node %v", unbound, len(pods.Items), per)
+		}
+		return nil
+	})
+	// One more fits nowhere.
+	extra := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "extra"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}}}
+	if err := c.Create(ctx, extra); err != nil {
 		t.Fatal(err)
 	}
-	var pods, nodes bool
-	for _, r := range rs {
-		pods = pods || (r.GVR.Group == "" && r.GVR.Resource == "pods")
-		nodes = nodes || (r.GVR.Group == "" && r.GVR.Resource == "nodes")
-	}
-	if !pods || !nodes {
-		t.Skip("the server serves no pods or nodes yet")
-	}
+	want := "0/10 nodes are available: 10 Insufficient cpu. preemption: 0/10 nodes are available: 10 No preemption victims found for incoming pod."
+	envtest.Eventually(t, "extra Unschedulable", func() error {
+		p := &corev1.Pod{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "extra"}, p); err != nil {
+			return err
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Reason == corev1.PodReasonUnschedulable && cond.Message == want {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %+v, nodeName %q", p.Status.Conditions, p.Spec.NodeName)
+	})
 }
