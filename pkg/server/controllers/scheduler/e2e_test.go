@@ -24,7 +24,9 @@ import (
 // PodScheduled False and kube-scheduler's message, and is bound once a
 // node with room appears.
 func TestSchedulerLive(t *testing.T) {
-	env := envtest.Start(t)
+	// Only this test's scheduler runs: a second one would not see its
+	// assumptions.
+	env := envtest.Start(t, envtest.WithoutControllers())
 	c := env.Client()
 	ctx := context.Background()
 
@@ -146,7 +148,9 @@ func TestSchedulerLive(t *testing.T) {
 // assumptions keep two decisions from handing out the same room. Every
 // pod is bound and no node holds more than it has.
 func TestSchedulerLiveFill(t *testing.T) {
-	env := envtest.Start(t)
+	// Only this test's scheduler runs: a second one would not see its
+	// assumptions.
+	env := envtest.Start(t, envtest.WithoutControllers())
 	c := env.Client()
 	ctx := context.Background()
 	const nodes, perNode = 10, 20
