@@ -3,9 +3,10 @@
 // pods already bound (or assumed) on them, Schedule runs the filters
 // kube-scheduler's default profile runs, in its order (NodeUnschedulable,
 // NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit,
-// InterPodAffinity), scores the nodes that pass and picks one. When none
-// passes it returns a *FitError whose message is kube-scheduler's,
-// word for word, including the part its default preemption adds.
+// PodTopologySpread, InterPodAffinity), scores the nodes that pass and
+// picks one. When none passes it returns a *FitError whose message is
+// kube-scheduler's, word for word, including the part its default
+// preemption adds.
 //
 // In the data path it sits inside the scheduler controller:
 //

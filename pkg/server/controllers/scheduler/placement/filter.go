@@ -14,11 +14,12 @@ var unschedulableTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect
 type cycle struct {
 	pod      *corev1.Pod
 	info     *PodInfo
+	spread   *spreadState
 	affinity *podAffinityState
 }
 
 func newCycle(pod *corev1.Pod, snap *Snapshot) *cycle {
-	return &cycle{pod: pod, info: NewPodInfo(pod), affinity: newPodAffinityState(pod, snap)}
+	return &cycle{pod: pod, info: NewPodInfo(pod), spread: newSpreadState(pod, snap), affinity: newPodAffinityState(pod, snap)}
 }
 
 // filter runs the filters on one node in kube-scheduler's order and
@@ -42,6 +43,9 @@ func (c *cycle) filter(ni *NodeInfo) *Status {
 	}
 	if reasons := insufficient(c.info.Requests, ni); len(reasons) > 0 {
 		return fail(Unschedulable, reasons...)
+	}
+	if st := c.spread.filter(node); st != nil {
+		return st
 	}
 	return c.affinity.filter(node)
 }

@@ -206,6 +206,23 @@ func TestSchedule(t *testing.T) {
 			placed: []placed{on("a", mkPod("w1", labelled("app", "web")))},
 			pod:    mkPod("p", podAffinity(true, "zone", map[string]string{"app": "web"})), want: "c"},
 
+		// PodTopologySpread (DoNotSchedule constraints)
+		{name: "spread: the emptier zone", nodes: zoned(), placed: []placed{on("a", mkPod("w1", labelled("app", "web")))},
+			pod: mkPod("p", labelled("app", "web"), spread("zone", 1, nil)), want: "c"},
+		{name: "spread: skew within maxSkew", nodes: zoned(), placed: []placed{on("a", mkPod("w1", labelled("app", "web")))},
+			pod: mkPod("p", labelled("app", "web"), spread("zone", 2, nil), requests("cpu", "3")), want: "b"},
+		{name: "spread: no room in the emptier zone", nodes: zoned(),
+			placed:  []placed{on("a", mkPod("w1", labelled("app", "web"))), on("c", mkPod("big", requests("cpu", "4")))},
+			pod:     mkPod("p", labelled("app", "web"), spread("zone", 1, nil), requests("cpu", "1")),
+			wantErr: "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."},
+		{name: "spread: a node without the key", nodes: []*corev1.Node{mkNode("a")},
+			pod:     mkPod("p", labelled("app", "web"), spread("zone", 1, nil)),
+			wantErr: "0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label)." + notHelp1},
+		{name: "spread: minDomains above the domains makes the minimum 0", nodes: zoned()[:2],
+			placed:  []placed{on("a", mkPod("w1", labelled("app", "web")))},
+			pod:     mkPod("p", labelled("app", "web"), spread("zone", 1, ptrTo[int32](2))),
+			wantErr: "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
+
 		// Filters stop at the first failure, in kube's order.
 		{name: "first failure only", nodes: []*corev1.Node{mkNode("a", cordoned, withTaint("k", "v", corev1.TaintEffectNoSchedule))},
 			pod:     mkPod("p", requests("cpu", "5")),
@@ -257,3 +274,19 @@ func TestScheduleErrors(t *testing.T) {
 		t.Errorf("no fit: got %#v, want a FitError with node a Unschedulable", err)
 	}
 }
+
+// zoned is three nodes: a and b in zone x, c in zone y.
+func zoned() []*corev1.Node {
+	return []*corev1.Node{mkNode("a", withLabel("zone", "x")), mkNode("b", withLabel("zone", "x")), mkNode("c", withLabel("zone", "y"))}
+}
+
+func spread(key string, maxSkew int32, minDomains *int32) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+			MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: corev1.DoNotSchedule, MinDomains: minDomains,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		})
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
