@@ -433,6 +433,11 @@ func TestWatchExpiredResourceVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// A consistent list waits until the server's cache has applied
+			// every create, so its event log has moved past the first.
+			if _, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			w, err := cs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion})
 			if err != nil {
 				// kube-apiserver answers 200 and an ERROR event; a 410

@@ -73,7 +73,7 @@ func tableColumns(res *registry.Resource) []registry.Column {
 			return cols
 		}
 	}
-	if res.Typed || len(res.Columns) == 0 {
+	if (res.Typed || len(res.Columns) == 0) && !res.NoAge {
 		cols = append(cols, ageColumn)
 	}
 	return cols
@@ -82,8 +82,8 @@ func tableColumns(res *registry.Resource) []registry.Column {
 // cell computes one table cell. The Age column shows a duration like
 // kubectl's; other date columns keep the timestamp.
 func cell(c registry.Column, obj map[string]any, now time.Time) any {
-	if c.Value != nil {
-		return c.Value(obj)
+	if v, ok := c.Cell(obj, now); ok {
+		return v
 	}
 	v, ok := registry.Lookup(obj, c.Path)
 	if !ok || v == nil {

@@ -70,7 +70,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 	}
 	now := s.now()
 	prepareCreateMeta(u, now, res.TracksGeneration)
-	if res.StatusSubresource {
+	if res.StatusSubresource && !res.KeepsStatusOnCreate() {
 		delete(u.Object, "status")
 	}
 	if res.Strategy != nil {
