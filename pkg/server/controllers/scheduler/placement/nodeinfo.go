@@ -49,6 +49,8 @@ type NodeInfo struct {
 	antiAffinityPods int
 	// owners counts Pods per controller uid, for the spread score.
 	owners map[string]int
+	// affinityPods counts Pods with any pod (anti-)affinity term.
+	affinityPods int
 }
 
 // NewNodeInfo returns the NodeInfo of a node without pods.
@@ -85,6 +87,9 @@ func (ni *NodeInfo) AddPod(pi *PodInfo) {
 	if pi.hasRequiredAntiAffinity() {
 		ni.antiAffinityPods++
 	}
+	if hasPodAffinity(pi.Pod) {
+		ni.affinityPods++
+	}
 	if pi.owner != "" {
 		if ni.owners == nil {
 			ni.owners = map[string]int{}
@@ -113,6 +118,9 @@ func (ni *NodeInfo) RemovePod(uid string) bool {
 		}
 		if pi.hasRequiredAntiAffinity() {
 			ni.antiAffinityPods--
+		}
+		if hasPodAffinity(pi.Pod) {
+			ni.affinityPods--
 		}
 		if pi.owner != "" {
 			if ni.owners[pi.owner]--; ni.owners[pi.owner] <= 0 {

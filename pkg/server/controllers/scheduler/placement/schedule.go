@@ -55,7 +55,7 @@ func Schedule(pod *corev1.Pod, snap *Snapshot) (Decision, error) {
 	if len(feasible) == 1 {
 		return Decision{Node: feasible[0].Name(), Feasible: 1}, nil
 	}
-	scores := c.scores(feasible)
+	scores := c.scores(feasible, snap)
 	best := 0
 	for i := 1; i < len(feasible); i++ {
 		if scores[i] > scores[best] || (scores[i] == scores[best] && feasible[i].Name() < feasible[best].Name()) {

@@ -223,6 +223,20 @@ func TestSchedule(t *testing.T) {
 			pod:     mkPod("p", labelled("app", "web"), spread("zone", 1, ptrTo[int32](2))),
 			wantErr: "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
 
+		// InterPodAffinity scores (preferred terms)
+		{name: "preferred affinity", nodes: three, placed: []placed{on("n3", mkPod("db", labelled("app", "db")))},
+			pod: mkPod("p", preferred(false, 10, map[string]string{"app": "db"})), want: "n3"},
+		// b is fuller, so only the anti-affinity sends the pod there.
+		{name: "preferred anti-affinity", nodes: []*corev1.Node{mkNode("a"), mkNode("b")},
+			placed: []placed{on("a", mkPod("w1", labelled("app", "web"))), on("b", mkPod("x", requests("cpu", "1")))},
+			pod:    mkPod("p", labelled("app", "web"), preferred(true, 100, map[string]string{"app": "web"})), want: "b"},
+		{name: "an existing pod's preferred anti-affinity", nodes: []*corev1.Node{mkNode("a"), mkNode("b")},
+			placed: []placed{on("a", mkPod("w1", preferred(true, 100, map[string]string{"app": "web"}))), on("b", mkPod("x", requests("cpu", "1")))},
+			pod:    mkPod("p", labelled("app", "web")), want: "b"},
+		{name: "an existing pod's required affinity draws", nodes: []*corev1.Node{mkNode("a"), mkNode("b")},
+			placed: []placed{on("b", mkPod("w1", podAffinity(false, corev1.LabelHostname, map[string]string{"app": "web"})))},
+			pod:    mkPod("p", labelled("app", "web")), want: "b"},
+
 		// Filters stop at the first failure, in kube's order.
 		{name: "first failure only", nodes: []*corev1.Node{mkNode("a", cordoned, withTaint("k", "v", corev1.TaintEffectNoSchedule))},
 			pod:     mkPod("p", requests("cpu", "5")),
@@ -290,3 +304,18 @@ func spread(key string, maxSkew int32, minDomains *int32) func(*corev1.Pod) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func preferred(anti bool, weight int32, match map[string]string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		t := []corev1.WeightedPodAffinityTerm{{Weight: weight, PodAffinityTerm: corev1.PodAffinityTerm{
+			TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: match}}}}
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &corev1.Affinity{}
+		}
+		if anti {
+			p.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: t}
+		} else {
+			p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: t}
+		}
+	}
+}

@@ -10,17 +10,18 @@ const maxScore = 100
 // The weights of kube-scheduler's default profile for the scores kept
 // here.
 const (
-	weightTaints   = 3
-	weightAffinity = 2
-	weightSpread   = 2
-	weightLeast    = 1
-	weightBalanced = 1
+	weightTaints      = 3
+	weightAffinity    = 2
+	weightPodAffinity = 2
+	weightSpread      = 2
+	weightLeast       = 1
+	weightBalanced    = 1
 )
 
 // scores gives each feasible node its weighted total: resource scores
 // per node, and scores normalised across nodes (taints, preferred node
 // affinity, spread), which need every node's raw count first.
-func (c *cycle) scores(nodes []*NodeInfo) []int64 {
+func (c *cycle) scores(nodes []*NodeInfo, snap *Snapshot) []int64 {
 	n := len(nodes)
 	total := make([]int64, n)
 	taints := make([]int64, n)
@@ -37,6 +38,7 @@ func (c *cycle) scores(nodes []*NodeInfo) []int64 {
 		}
 		maxTaints, maxAffinity, maxPeers = max(maxTaints, taints[i]), max(maxAffinity, affinity[i]), max(maxPeers, peers[i])
 	}
+	c.addPodAffinity(total, nodes, snap)
 	for i := range nodes {
 		// Fewer untolerated PreferNoSchedule taints and fewer pods of the
 		// same owner score higher; more preferred affinity weight too.
@@ -98,4 +100,30 @@ func balanced(req Resources, ni *NodeInfo) int64 {
 		d = -d
 	}
 	return int64((1 - d/2) * maxScore)
+}
+
+// addPodAffinity adds InterPodAffinity's score: each node's domains'
+// worth, scaled so the worst node gets 0 and the best maxScore.
+func (c *cycle) addPodAffinity(total []int64, nodes []*NodeInfo, snap *Snapshot) {
+	domains := affinityDomains(c.pod, snap)
+	if len(domains) == 0 {
+		return
+	}
+	raw := make([]int64, len(nodes))
+	lo, hi := int64(0), int64(0)
+	for i, ni := range nodes {
+		raw[i] = affinityScore(ni.Node, domains)
+		if i == 0 || raw[i] < lo {
+			lo = raw[i]
+		}
+		if i == 0 || raw[i] > hi {
+			hi = raw[i]
+		}
+	}
+	if hi == lo {
+		return
+	}
+	for i := range nodes {
+		total[i] += weightPodAffinity * (raw[i] - lo) * maxScore / (hi - lo)
+	}
 }
