@@ -135,11 +135,17 @@ func TestSchedulerLive(t *testing.T) {
 
 	// A node with room lets the waiting pod in.
 	mkNode("n4", "4")
-	envtest.Eventually(t, "pod c bound to n4", func() error {
-		if n := get("c").Spec.NodeName; n != "n4" {
-			return fmt.Errorf("nodeName %q", n)
+	envtest.Eventually(t, "pod c bound to n4, PodScheduled True", func() error {
+		p := get("c")
+		if p.Spec.NodeName != "n4" {
+			return fmt.Errorf("nodeName %q", p.Spec.NodeName)
 		}
-		return nil
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %+v", p.Status.Conditions)
 	})
 }
 
