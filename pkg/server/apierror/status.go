@@ -153,11 +153,14 @@ func From(err error, gr schema.GroupResource, name string) *StatusError {
 	var compacted *storage.CompactedError
 	var quota *storage.QuotaError
 	var forbidden *registry.ForbiddenError
+	var badRequest *registry.BadRequestError
 	switch {
 	case errors.As(err, &se):
 		return se
 	case errors.As(err, &forbidden):
 		return Forbidden(gr, name, forbidden.Reason)
+	case errors.As(err, &badRequest):
+		return BadRequest("%s", badRequest.Message)
 	case errors.As(err, &strict):
 		return BadRequest("%s", strict.Error())
 	case errors.Is(err, registry.ErrDecode):

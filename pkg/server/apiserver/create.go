@@ -10,8 +10,11 @@ import (
 )
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) error {
-	if req.subresource == registry.SubresourceBinding {
+	switch {
+	case req.subresource == registry.SubresourceBinding:
 		return s.bind(w, r, req)
+	case req.subresource.Connects():
+		return s.connect(w, r, req)
 	}
 	u, warnings, err := params.DecodeObject(w, r, req.res, req.name, req.query)
 	if err != nil {

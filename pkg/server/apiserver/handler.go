@@ -247,7 +247,11 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if err := checkEmptyNamespace(res, req); err != nil {
 		return req, err
 	}
-	if err := params.CheckQuery(req.verb, req.query); err != nil {
+	check := params.CheckQuery
+	if req.subresource.Connects() {
+		check = params.ConnectQuery(req.subresource)
+	}
+	if err := check(req.verb, req.query); err != nil {
 		return req, err
 	}
 	if err := params.CheckFieldManager(req.query); err != nil {
@@ -265,6 +269,10 @@ func subresourceServes(sub registry.Subresource, verb registry.Verb) bool {
 		return true
 	case sub == registry.SubresourceFinalize:
 		return verb == registry.VerbUpdate
+	case sub == registry.SubresourceLog:
+		return verb == registry.VerbGet
+	case sub.Connects():
+		return verb == registry.VerbGet || verb == registry.VerbCreate
 	case sub.Creates():
 		return verb == registry.VerbCreate
 	}

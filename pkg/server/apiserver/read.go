@@ -17,6 +17,9 @@ import (
 const tooLargeWait = 3 * time.Second
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error {
+	if req.subresource.Connects() {
+		return s.connect(w, r, req)
+	}
 	var opts generic.GetOptions
 	if rv := req.query.Get("resourceVersion"); rv != "" {
 		n, err := params.ParseRV(rv)

@@ -1,6 +1,7 @@
 // Package controllers runs the API server's built-in controllers, the
 // ones that make its semantics whole: namespace lifecycle, garbage
-// collection, CRD cleanup, event expiry and Services' endpoints. They are ordinary operators
+// collection, CRD cleanup, event expiry, Services' endpoints, node
+// health and the eviction of pods from tainted nodes. They are ordinary operators
 // on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
 // to the server over HTTP like any client; pkg/server runs them next to
 // the API, for `setpoint server` and for the test server
@@ -23,6 +24,8 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
 
 // The controllers' names, for Options.Disabled and the server's
@@ -33,11 +36,13 @@ const (
 	CRDCleanup       = "crdcleanup"
 	EventTTL         = "eventttl"
 	EndpointSlice    = "endpointslice"
+	NodeLifecycle    = "nodelifecycle"
+	TaintEviction    = "tainteviction"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -126,6 +131,8 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{CRDCleanup, func() error { return crdcleanup.Setup(m, crdcleanup.Options{}) }},
 		{EventTTL, func() error { return eventttl.Setup(m, eventttl.Options{TTL: opts.EventTTL}) }},
 		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
+		{NodeLifecycle, func() error { return nodelifecycle.Setup(m, nodelifecycle.Options{}) }},
+		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
 	}
 	for _, s := range setups {
 		if slices.Contains(opts.Disabled, s.name) {

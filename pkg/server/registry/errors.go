@@ -18,3 +18,12 @@ type StrictError struct {
 func (e *StrictError) Error() string {
 	return "strict decoding error: " + strings.Join(e.Problems, ", ")
 }
+
+// BadRequestError refuses a request for a reason of the kind's own that
+// the client can fix (a container name that is not the pod's); the
+// server answers 400 BadRequest with Message.
+type BadRequestError struct {
+	Message string
+}
+
+func (e *BadRequestError) Error() string { return e.Message }

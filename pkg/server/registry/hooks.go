@@ -113,3 +113,13 @@ type AllocateStrategy interface {
 	// (nil on create); taken are the other objects of the resource.
 	Allocate(obj, old map[string]any, taken []map[string]any) field.ErrorList
 }
+
+// ConnectStrategy is implemented by kinds whose objects run something a
+// client can reach through a subresource (Pods: log, exec, attach,
+// portforward).
+type ConnectStrategy interface {
+	// Connect answers a request through sub, with the query opts, on
+	// obj: the bytes to answer with (a log), or why not (a
+	// *BadRequestError).
+	Connect(obj map[string]any, sub Subresource, opts map[string][]string) ([]byte, error)
+}

@@ -33,12 +33,29 @@ const (
 	SubresourceScale    Subresource = "scale"
 	SubresourceFinalize Subresource = "finalize"
 	SubresourceBinding  Subresource = "binding"
+	// The pod subresources that reach a running container.
+	SubresourceLog         Subresource = "log"
+	SubresourceExec        Subresource = "exec"
+	SubresourceAttach      Subresource = "attach"
+	SubresourcePortForward Subresource = "portforward"
 )
+
+// Connects reports whether the subresource reaches what the object
+// runs (kube's connect verbs) rather than the object itself.
+func (s Subresource) Connects() bool {
+	switch s {
+	case SubresourceLog, SubresourceExec, SubresourceAttach, SubresourcePortForward:
+		return true
+	}
+	return false
+}
 
 // Creates reports whether a request creates through the subresource
 // (POST on an object's subresource) rather than reading or replacing
 // the object.
-func (s Subresource) Creates() bool { return s == SubresourceBinding }
+func (s Subresource) Creates() bool {
+	return s == SubresourceBinding || s.Connects() && s != SubresourceLog
+}
 
 // ServesSubresource reports whether the resource serves sub.
 func (r *Resource) ServesSubresource(sub Subresource) bool {
@@ -54,6 +71,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return ok
 	case SubresourceBinding:
 		_, ok := r.Strategy.(BindStrategy)
+		return ok
+	case SubresourceLog, SubresourceExec, SubresourceAttach, SubresourcePortForward:
+		_, ok := r.Strategy.(ConnectStrategy)
 		return ok
 	}
 	return false

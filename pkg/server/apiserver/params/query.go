@@ -2,6 +2,7 @@ package params
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
@@ -175,4 +176,26 @@ func CheckQuery(verb registry.Verb, q url.Values) error {
 		}
 	}
 	return nil
+}
+
+// connectParams are the options of the subresources that reach a
+// container (PodLogOptions, PodExecOptions, PodAttachOptions,
+// PodPortForwardOptions).
+var connectParams = map[registry.Subresource][]string{
+	registry.SubresourceLog:         {"container", "follow", "previous", "sinceSeconds", "sinceTime", "timestamps", "tailLines", "limitBytes", "insecureSkipTLSVerifyBackend", "stream"},
+	registry.SubresourceExec:        {"container", "command", "stdin", "stdout", "stderr", "tty"},
+	registry.SubresourceAttach:      {"container", "stdin", "stdout", "stderr", "tty"},
+	registry.SubresourcePortForward: {"ports"},
+}
+
+// ConnectQuery is CheckQuery for a subresource that reaches a container.
+func ConnectQuery(sub registry.Subresource) func(registry.Verb, url.Values) error {
+	return func(verb registry.Verb, q url.Values) error {
+		for k := range q {
+			if k != "pretty" && k != "timeout" && !slices.Contains(connectParams[sub], k) {
+				return apierror.BadRequest("unknown query parameter %q for %s", k, verb)
+			}
+		}
+		return nil
+	}
 }
