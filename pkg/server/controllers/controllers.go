@@ -1,8 +1,8 @@
 // Package controllers runs the API server's built-in controllers, the
 // ones that make its semantics whole: namespace lifecycle, garbage
 // collection, CRD cleanup, event expiry, Services' endpoints, node
-// health, the eviction of pods from tainted nodes and the simulated nodes
-// that run pods. They are ordinary operators
+// health, the eviction of pods from tainted nodes, the scheduler and the
+// simulated nodes that run pods. They are ordinary operators
 // on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
 // to the server over HTTP like any client; pkg/server runs them next to
 // the API, for `setpoint server` and for the test server
@@ -27,6 +27,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
 
@@ -41,11 +42,12 @@ const (
 	NodeLifecycle    = "nodelifecycle"
 	TaintEviction    = "tainteviction"
 	NodeAgent        = "nodeagent"
+	Scheduler        = "scheduler"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -142,6 +144,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
 		{NodeLifecycle, func() error { return nodelifecycle.Setup(m, nodelifecycle.Options{}) }},
 		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
+		{Scheduler, func() error { return scheduler.Setup(m, scheduler.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
