@@ -202,7 +202,9 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 	}
 	if res.TracksGeneration {
 		next.SetGeneration(old.GetGeneration())
-		if specChanged(res, next, old) {
+		// A binding assigns, it does not change what was asked for:
+		// kube writes it past the strategy, generation untouched.
+		if subresource != registry.SubresourceBinding && specChanged(res, next, old) {
 			next.SetGeneration(old.GetGeneration() + 1)
 		}
 	} else if g, ok := oldMeta["generation"]; ok {
