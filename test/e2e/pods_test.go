@@ -119,4 +119,3 @@ func eventually(t *testing.T, what string, check func() (string, bool)) {
 	}
 	t.Fatalf("waiting for %s; last: %s", what, last)
 }
-
