@@ -17,15 +17,16 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
 	"github.com/setpoint-dev/setpoint/pkg/leaderelection"
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
 
-// pods serves Pods from memory and everything else from the real server:
-// Setpoint's server has no Pods (nor garbage collection) yet, so the
-// tests play the kubelet and the collector.
+// pods serves Pods from memory and everything else from the real server,
+// so the tests play the kubelet and the collector.
 type pods struct {
 	*client.Client
-	serve bool // false: Pod reads go to the server, which does not serve them
+	serve bool // false: Pod reads go to the server, started without Pods (startWithoutPods)
 
 	mu       sync.Mutex
 	byName   map[string]*corev1.Pod
@@ -180,6 +181,9 @@ func TestForLifeStaleOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := apiservertest.Start(t)
+			if tc.noPods {
+				srv = startWithoutPods(t)
+			}
 			c := newClient(t, srv, nil)
 			ns := createNamespace(t, c, "stale")
 			ps, l := newPods(c), &logs{}
@@ -224,10 +228,10 @@ func TestForLifeStaleOwner(t *testing.T) {
 	}
 }
 
-// Garbage collection deleting the lock (simulated: Setpoint's server does
-// not collect yet) frees it for the next candidate.
+// Garbage collection deleting the lock (simulated) frees it for the
+// next candidate, on a server whose Pods cannot be read.
 func TestForLifeLockCollected(t *testing.T) {
-	srv := apiservertest.Start(t)
+	srv := startWithoutPods(t)
 	c := newClient(t, srv, nil)
 	ns := createNamespace(t, c, "collected")
 	ps, l := newPods(c), &logs{}
@@ -322,4 +326,18 @@ func TestForLifeConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startWithoutPods starts a server that does not serve Pods, where a
+// lock's staleness cannot be judged and only its deletion frees it.
+func startWithoutPods(t *testing.T) *apiservertest.Server {
+	var kinds []*registry.Resource
+	for _, r := range registry.Builtin() {
+		if r.Plural != "pods" {
+			kinds = append(kinds, r)
+		}
+	}
+	return apiservertest.StartWith(t, apiservertest.Options{Configure: func(cfg *apiserver.Config) {
+		cfg.Registry = registry.New(kinds...)
+	}})
 }
