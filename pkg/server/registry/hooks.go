@@ -123,3 +123,13 @@ type ConnectStrategy interface {
 	// *BadRequestError).
 	Connect(obj map[string]any, sub Subresource, opts map[string][]string) ([]byte, error)
 }
+
+// EphemeralContainersStrategy is implemented by kinds with an
+// ephemeralcontainers subresource (Pods): its writes add containers to
+// spec.ephemeralContainers and change nothing else.
+type EphemeralContainersStrategy interface {
+	// PrepareForEphemeralContainersUpdate returns the object such a
+	// write stores, old with obj's ephemeral containers, and what is
+	// invalid in it.
+	PrepareForEphemeralContainersUpdate(obj, old map[string]any) (map[string]any, field.ErrorList)
+}

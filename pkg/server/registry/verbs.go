@@ -33,6 +33,9 @@ const (
 	SubresourceScale    Subresource = "scale"
 	SubresourceFinalize Subresource = "finalize"
 	SubresourceBinding  Subresource = "binding"
+	// SubresourceEphemeralContainers adds debugging containers to a
+	// running Pod (kubectl debug).
+	SubresourceEphemeralContainers Subresource = "ephemeralcontainers"
 	// The pod subresources that reach a running container.
 	SubresourceLog         Subresource = "log"
 	SubresourceExec        Subresource = "exec"
@@ -71,6 +74,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return ok
 	case SubresourceBinding:
 		_, ok := r.Strategy.(BindStrategy)
+		return ok
+	case SubresourceEphemeralContainers:
+		_, ok := r.Strategy.(EphemeralContainersStrategy)
 		return ok
 	case SubresourceLog, SubresourceExec, SubresourceAttach, SubresourcePortForward:
 		_, ok := r.Strategy.(ConnectStrategy)

@@ -204,6 +204,12 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 			a.StorageVersionHash = storageVersionHash(r.Group, r.Version, r.Kind)
 		}
 		out = append(out, a)
+		for _, s := range servedSubresources(r) {
+			out = append(out, metav1.APIResource{
+				Name: r.Plural + "/" + string(s.name), Namespaced: r.Namespaced,
+				Group: s.kind.Group, Version: s.kind.Version, Kind: s.kind.Kind, Verbs: s.verbs,
+			})
+		}
 		if r.StatusSubresource {
 			// kube-apiserver leaves singularName empty on subresources.
 			out = append(out, metav1.APIResource{
@@ -315,12 +321,18 @@ func aggregatedGroup(g *group) apidiscoveryv2.APIGroupDiscovery {
 				ShortNames:       r.ShortNames,
 				Categories:       r.Categories,
 			}
+			for _, s := range servedSubresources(r) {
+				kind := s.kind
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: string(s.name), ResponseKind: &kind, Verbs: s.verbs,
+				})
+			}
 			if r.StatusSubresource {
-				rd.Subresources = []apidiscoveryv2.APISubresourceDiscovery{{
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
 					Subresource:  "status",
 					ResponseKind: kind,
 					Verbs:        statusVerbs,
-				}}
+				})
 			}
 			if r.Scale != nil {
 				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{

@@ -156,6 +156,17 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 			delete(next.Object, "status")
 		}
 		keepManagedFields(next, u)
+	case registry.SubresourceEphemeralContainers:
+		es, ok := res.Strategy.(registry.EphemeralContainersStrategy)
+		if !ok {
+			return nil, apierror.PathNotFound()
+		}
+		obj, errs := es.PrepareForEphemeralContainersUpdate(u.Object, runtime.DeepCopyJSON(old.Object))
+		if len(errs) > 0 {
+			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+		}
+		next = &unstructured.Unstructured{Object: obj}
+		keepManagedFields(next, u)
 	case registry.SubresourceScale, registry.SubresourceBinding:
 		// desired changed only what the subresource writes (replicas;
 		// the node and the scheduled condition) in the current object.
