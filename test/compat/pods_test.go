@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -295,7 +294,7 @@ func TestPodBadRequests(t *testing.T) {
 		wantCode   int32
 		wantReason metav1.StatusReason
 		wantField  string // a cause's field, for Invalid
-		wantMsg    string // a substring of the message
+		wantMsg    string // the message, as kube-apiserver words it
 	}{
 		{
 			name: "no containers",
@@ -305,7 +304,7 @@ func TestPodBadRequests(t *testing.T) {
 				return err
 			},
 			wantCode: 422, wantReason: metav1.StatusReasonInvalid,
-			wantField: "spec.containers", wantMsg: "Required value",
+			wantField: "spec.containers", wantMsg: `Pod "empty" is invalid: spec.containers: Required value`,
 		},
 		{
 			name: "container without image",
@@ -316,7 +315,7 @@ func TestPodBadRequests(t *testing.T) {
 				return err
 			},
 			wantCode: 422, wantReason: metav1.StatusReasonInvalid,
-			wantField: "spec.containers[0].image", wantMsg: "Required value",
+			wantField: "spec.containers[0].image", wantMsg: `Pod "noimage" is invalid: spec.containers[0].image: Required value`,
 		},
 		{
 			name: "invalid container name",
@@ -327,7 +326,8 @@ func TestPodBadRequests(t *testing.T) {
 				return err
 			},
 			wantCode: 422, wantReason: metav1.StatusReasonInvalid,
-			wantField: "spec.containers[0].name", wantMsg: "Invalid value",
+			wantField: "spec.containers[0].name",
+			wantMsg:   `Pod "badname" is invalid: spec.containers[0].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
 		},
 		{
 			name: "bind a bound pod",
@@ -338,7 +338,7 @@ func TestPodBadRequests(t *testing.T) {
 				}, metav1.CreateOptions{})
 			},
 			wantCode: 409, wantReason: metav1.StatusReasonConflict,
-			wantMsg: "is already assigned to node",
+			wantMsg: `Operation cannot be fulfilled on pods/binding "bound": pod bound is already assigned to node "sim-node-0"`,
 		},
 		{
 			name: "pod in a missing namespace",
@@ -361,8 +361,8 @@ func TestPodBadRequests(t *testing.T) {
 			if st.Code != tc.wantCode || st.Reason != tc.wantReason {
 				t.Errorf("got %d %s, want %d %s (message %q)", st.Code, st.Reason, tc.wantCode, tc.wantReason, st.Message)
 			}
-			if !strings.Contains(st.Message, tc.wantMsg) {
-				t.Errorf("message: got %q, want it to contain %q", st.Message, tc.wantMsg)
+			if st.Message != tc.wantMsg {
+				t.Errorf("message: got %q, want %q", st.Message, tc.wantMsg)
 			}
 			if tc.wantField == "" {
 				return
