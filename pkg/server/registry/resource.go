@@ -36,6 +36,10 @@ type Resource struct {
 	// NoAge leaves the Age column out of tables, for the few kinds
 	// kube prints without one (PodTemplates).
 	NoAge bool
+	// OwnColumns makes Columns the whole table, Name included wherever
+	// it stands, with no Age added: core Events, which kube prints with
+	// the last-seen time first and the name last.
+	OwnColumns bool
 	// Typed kinds have a Go type in the built-in scheme: request bodies
 	// are normalized through it and protobuf is served for them.
 	Typed bool

@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"strings"
+
 	"encoding/base64"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"slices"
 	"time"
 
@@ -41,9 +45,29 @@ func (namespaceStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field
 	spec := nestedMap(obj, true, "spec")
 	fins, _ := spec["finalizers"].([]any)
 	if !slices.Contains(fins, any(NamespaceFinalizer)) {
-		spec["finalizers"] = append(fins, NamespaceFinalizer)
+		fins = append(fins, NamespaceFinalizer)
+		spec["finalizers"] = fins
 	}
-	return nil
+	return namespaceFinalizerErrors(fins, field.NewPath("spec", "finalizers"))
+}
+
+// standardFinalizers are the finalizer names kube accepts without a
+// domain prefix.
+var standardFinalizers = []string{NamespaceFinalizer, metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents}
+
+// namespaceFinalizerErrors checks a namespace's spec finalizers as kube
+// checks them on create: each a qualified name, and one without a domain
+// prefix one of the standard names. kube names the list, not the item.
+func namespaceFinalizerErrors(fins []any, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range fins {
+		name := str(f)
+		errs = append(errs, apivalidation.ValidateFinalizerName(name, path)...)
+		if !strings.Contains(name, "/") && !slices.Contains(standardFinalizers, name) {
+			errs = append(errs, field.Invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }
 
 // PrepareForUpdate keeps spec.finalizers: only the finalize subresource
