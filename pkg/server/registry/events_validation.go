@@ -111,9 +111,16 @@ func eventUpdateErrors(ev, old *corev1.Event) field.ErrorList {
 		errs = append(errs, eventSeriesErrors(ev)...)
 	}
 	immutable := func(name string, v, was any) {
-		if !equality.Semantic.DeepEqual(v, was) {
-			errs = append(errs, field.Invalid(field.NewPath(name), v, "field is immutable"))
+		if equality.Semantic.DeepEqual(v, was) {
+			return
 		}
+		bad := v
+		switch v.(type) {
+		case string, int32:
+		default:
+			bad = kubeValue{v}
+		}
+		errs = append(errs, field.Invalid(field.NewPath(name), bad, "field is immutable"))
 	}
 	immutable("involvedObject", ev.InvolvedObject, old.InvolvedObject)
 	immutable("reason", ev.Reason, old.Reason)

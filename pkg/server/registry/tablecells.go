@@ -24,13 +24,20 @@ func Since(ts string, now time.Time) string {
 	return duration.HumanDuration(now.Sub(t))
 }
 
-// CustomCell renders the value a custom resource's printer column found
-// (nil when its path found nothing) as apiextensions-apiserver does: a
-// missing value, or one not of the column's type, is an empty (null)
-// cell; a string column shows any value as text, maps and lists as
-// JSON; a date column shows how long ago the time was.
-func CustomCell(colType string, v any, now time.Time) any {
+// CustomCell renders the value v a custom resource's printer column
+// found (found false when its path found nothing) as
+// apiextensions-apiserver does: a missing value, or one not of the
+// column's type, is an empty (null) cell; a string column shows any
+// value as text, maps and lists as JSON, and a null as kubectl's
+// JSONPath templates do; a date column shows how long ago the time was.
+func CustomCell(colType string, v any, found bool, now time.Time) any {
+	if !found {
+		return nil
+	}
 	if v == nil {
+		if colType == "string" {
+			return "<no value>"
+		}
 		return nil
 	}
 	switch colType {

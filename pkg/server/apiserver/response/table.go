@@ -102,14 +102,14 @@ func cell(res *registry.Resource, c registry.Column, obj map[string]any, now tim
 	if v, ok := c.Cell(obj, now); ok {
 		return v
 	}
-	v, ok := registry.Lookup(obj, c.Path)
-	if !ok {
+	v, found := registry.Lookup(obj, c.Path)
+	if !found {
 		v = nil
 	}
 	if res.Typed {
 		return typedCell(c, v, now)
 	}
-	return registry.CustomCell(c.Type, v, now)
+	return registry.CustomCell(c.Type, v, found, now)
 }
 
 // typedCell renders a built-in kind's field as kube's printers do: the
