@@ -147,3 +147,61 @@ const printerColumnsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"Custo
 "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},
 "additionalPrinterColumns":[{"name":"S","type":"string","jsonPath":".spec.s"},{"name":"I","type":"integer","jsonPath":".spec.i"},
 {"name":"N","type":"number","jsonPath":".spec.n"},{"name":"B","type":"boolean","jsonPath":".spec.b"},{"name":"D","type":"date","jsonPath":".spec.d"}]}]}}`
+
+// TestBuiltinColumnParity checks the column definitions of built-in
+// tables against kube-apiserver v1.33's: names, types, formats,
+// priorities and the start of each description.
+func TestBuiltinColumnParity(t *testing.T) {
+	c := newClient(t)
+	c.must(http.StatusCreated, "POST", "/api/v1/namespaces/default/secrets", `{"metadata":{"name":"sec"},"stringData":{"a":"b"}}`)
+	c.must(http.StatusCreated, "POST", "/api/v1/namespaces/default/serviceaccounts", `{"metadata":{"name":"sa1"},"secrets":[{"name":"s1"}]}`)
+	const (
+		name = "Name|string|name|0|Name must be unique within a namespace. Is required when cre"
+		age  = "Age|string||0|CreationTimestamp is a timestamp representing the server tim"
+	)
+	cases := []struct {
+		path string
+		cols []string
+		row  []any // the named object's cells before Age
+	}{
+		{"/api/v1/namespaces", []string{name, "Status|string||0|The status of the namespace", age}, []any{"default", "Active"}},
+		{"/api/v1/namespaces/default/configmaps", []string{name, "Data|string||0|Data contains the configuration data. Each key must consist ", age}, nil},
+		{"/api/v1/namespaces/default/secrets", []string{name,
+			"Type|string||0|Used to facilitate programmatic handling of secret data. Mor",
+			"Data|string||0|Data contains the secret data. Each key must consist of alph", age}, []any{"sec", "Opaque", float64(1)}},
+		{"/api/v1/namespaces/default/serviceaccounts", []string{name,
+			"Secrets|string||0|Secrets is a list of the secrets in the same namespace that ", age}, []any{"sa1", float64(1)}},
+		{"/apis/coordination.k8s.io/v1/namespaces/default/leases", []string{name,
+			"Holder|string||0|holderIdentity contains the identity of the holder of a curr", age}, nil},
+		{"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", []string{name,
+			"Created At|date||0|CreationTimestamp is a timestamp representing the server tim"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.path, func(t *testing.T) {
+			tbl := c.must(http.StatusOK, "GET", tc.path, nil, "Accept", tableAccept)
+			var cols []string
+			for _, d := range tbl["columnDefinitions"].([]any) {
+				d := d.(map[string]any)
+				desc := str(d["description"])
+				desc = desc[:min(len(desc), 60)]
+				cols = append(cols, strings.Join([]string{str(d["name"]), str(d["type"]), str(d["format"]), mustJSON(d["priority"]), desc}, "|"))
+			}
+			if !reflect.DeepEqual(cols, tc.cols) {
+				t.Errorf("columns\n got %q\nwant %q", cols, tc.cols)
+			}
+			if tc.row == nil {
+				return
+			}
+			_, rows := tableOf(t, tbl)
+			for _, r := range rows {
+				if r[0] == tc.row[0] {
+					if got := r[:len(tc.row)]; !reflect.DeepEqual(got, tc.row) {
+						t.Errorf("row %v, want %v", got, tc.row)
+					}
+					return
+				}
+			}
+			t.Errorf("no row %v in %v", tc.row[0], rows)
+		})
+	}
+}
