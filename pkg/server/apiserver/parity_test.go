@@ -205,3 +205,41 @@ func TestBuiltinColumnParity(t *testing.T) {
 		})
 	}
 }
+
+// TestDataKindParity checks the ConfigMap and Secret rules beyond keys
+// against kube-apiserver v1.33's answers: what a Secret's type requires,
+// and that an immutable object stays as it is.
+func TestDataKindParity(t *testing.T) {
+	c := newClient(t)
+	const (
+		secrets = "/api/v1/namespaces/default/secrets"
+		cms     = "/api/v1/namespaces/default/configmaps"
+	)
+	c.must(http.StatusCreated, "POST", secrets, `{"metadata":{"name":"t1"},"type":"kubernetes.io/tls","data":{"tls.crt":"","tls.key":""}}`)
+	c.must(http.StatusCreated, "POST", secrets, `{"metadata":{"name":"t4"},"immutable":true,"data":{"a":"eA=="}}`)
+	c.must(http.StatusCreated, "POST", cms, `{"metadata":{"name":"c4"},"immutable":true,"data":{"a":"x"}}`)
+	cases := []struct {
+		name, method, path, body, want string
+	}{
+		{"update without the type", "PUT", secrets + "/t1", `{"metadata":{"name":"t1"},"data":{"tls.crt":"","tls.key":""}}`,
+			`Secret "t1" is invalid: type: Invalid value: "Opaque": field is immutable`},
+		{"tls without its keys", "POST", secrets, `{"metadata":{"name":"t2"},"type":"kubernetes.io/tls","data":{"a":""}}`,
+			`Secret "t2" is invalid: [data[tls.crt]: Required value, data[tls.key]: Required value]`},
+		{"docker config not JSON", "POST", secrets, `{"metadata":{"name":"t3"},"type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"eA=="}}`,
+			`Secret "t3" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": invalid character 'x' looking for beginning of value`},
+		{"immutable secret", "PUT", secrets + "/t4", `{"metadata":{"name":"t4"},"data":{"a":"eQ=="}}`,
+			"Secret \"t4\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set]"},
+		{"token without its service account", "POST", secrets, `{"metadata":{"name":"t5"},"type":"kubernetes.io/service-account-token"}`,
+			`Secret "t5" is invalid: metadata.annotations[kubernetes.io/service-account.name]: Required value`},
+		{"immutable config map", "PUT", cms + "/c4", `{"metadata":{"name":"c4"},"binaryData":{"b":"eA=="}}`,
+			"ConfigMap \"c4\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set, binaryData: Forbidden: field is immutable when `immutable` is set]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.must(http.StatusUnprocessableEntity, tc.method, tc.path, tc.body)
+			if got["message"] != tc.want {
+				t.Errorf("message\n got %v\nwant %s", got["message"], tc.want)
+			}
+		})
+	}
+}

@@ -246,3 +246,54 @@ func TestServiceAccountSecretReferences(t *testing.T) {
 		t.Errorf("secrets %v, want %v", obj["secrets"], want)
 	}
 }
+
+func TestSecretTypeValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  map[string]any
+		want []string
+	}{
+		{"opaque holds anything", map[string]any{"type": "Opaque"}, nil},
+		{"custom type holds anything", map[string]any{"type": "example.com/x"}, nil},
+		{"basic auth with a password only", map[string]any{"type": "kubernetes.io/basic-auth", "data": map[string]any{"password": ""}}, nil},
+		{"basic auth with neither", map[string]any{"type": "kubernetes.io/basic-auth"},
+			[]string{"data[username]: Required value", "data[password]: Required value"}},
+		{"ssh auth with an empty key", map[string]any{"type": "kubernetes.io/ssh-auth", "data": map[string]any{"ssh-privatekey": ""}},
+			[]string{"data[ssh-privatekey]: Required value"}},
+		{"dockercfg missing", map[string]any{"type": "kubernetes.io/dockercfg"}, []string{"data[.dockercfg]: Required value"}},
+		{"dockercfg JSON", map[string]any{"type": "kubernetes.io/dockercfg", "data": map[string]any{".dockercfg": "e30="}}, nil},
+		{"token with its service account", map[string]any{"type": "kubernetes.io/service-account-token",
+			"metadata": map[string]any{"annotations": map[string]any{"kubernetes.io/service-account.name": "sa"}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fieldErrors((secretStrategy{}).PrepareForCreate(time.Time{}, tt.obj)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestImmutableData(t *testing.T) {
+	const msg = "Forbidden: field is immutable when `immutable` is set"
+	tests := []struct {
+		name     string
+		obj, old map[string]any
+		want     []string
+	}{
+		{"mutable", map[string]any{"data": map[string]any{"a": "y"}}, map[string]any{"data": map[string]any{"a": "x"}}, nil},
+		{"immutable, unchanged", map[string]any{"immutable": true, "data": map[string]any{"a": "x"}},
+			map[string]any{"immutable": true, "data": map[string]any{"a": "x"}}, nil},
+		{"made mutable", map[string]any{"immutable": false, "data": map[string]any{"a": "x"}},
+			map[string]any{"immutable": true, "data": map[string]any{"a": "x"}}, []string{"immutable: " + msg}},
+		{"data changed", map[string]any{"immutable": true, "binaryData": map[string]any{"b": "eA=="}},
+			map[string]any{"immutable": true, "data": map[string]any{"a": "x"}}, []string{"data: " + msg, "binaryData: " + msg}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fieldErrors((configMapStrategy{}).PrepareForUpdate(time.Time{}, tt.obj, tt.old)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

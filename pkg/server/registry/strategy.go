@@ -99,19 +99,23 @@ func (secretStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Er
 		obj["type"] = "Opaque"
 	}
 	mergeStringData(obj)
-	return append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
+	return secretErrors(obj)
 }
 
 func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
 	mergeStringData(obj)
+	// kube-apiserver defaults an unset type to Opaque as it decodes
+	// the write, before its strategy could keep the stored type: an
+	// update that leaves out the type of a non-Opaque Secret changes it.
 	if t, _ := obj["type"].(string); t == "" {
-		obj["type"] = old["type"]
+		obj["type"] = "Opaque"
 	}
-	errs := append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
+	var errs field.ErrorList
 	if obj["type"] != old["type"] {
 		errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))
 	}
-	return errs
+	errs = append(errs, immutableDataErrors(obj, old, "data")...)
+	return append(errs, secretErrors(obj)...)
 }
 
 // nestedMap returns obj[path...] as a map, creating the maps on the way
