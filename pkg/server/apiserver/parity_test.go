@@ -173,6 +173,12 @@ func TestBuiltinColumnParity(t *testing.T) {
 			"Secrets|string||0|Secrets is a list of the secrets in the same namespace that ", age}, []any{"sa1", float64(1)}},
 		{"/apis/coordination.k8s.io/v1/namespaces/default/leases", []string{name,
 			"Holder|string||0|holderIdentity contains the identity of the holder of a curr", age}, nil},
+		{"/api/v1/namespaces/default/endpoints", []string{name,
+			"Endpoints|string||0|The set of all endpoints is the union of all subsets. Addres", age}, nil},
+		{"/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", []string{name,
+			"AddressType|string||0|addressType specifies the type of address carried by this En",
+			"Ports|string||0|ports specifies the list of network ports exposed by each en",
+			"Endpoints|string||0|endpoints is a list of unique endpoints in this slice. Each ", age}, nil},
 		{"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", []string{name,
 			"Created At|date||0|CreationTimestamp is a timestamp representing the server tim"}, nil},
 	}
