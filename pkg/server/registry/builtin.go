@@ -80,8 +80,8 @@ func coreBuiltins() []*Resource {
 				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 				"involvedObject.fieldPath", "reason", "reportingComponent", "source=source.component", "type",
 			},
-			Strategy: coreEventStrategy{},
-			Columns:  eventColumns(coreEventFields), OwnColumns: true,
+			Strategy: coreEventStrategy{}, CreatesOnUpdate: true,
+			Columns: eventColumns(coreEventFields), OwnColumns: true,
 		},
 		{
 			Group: "events.k8s.io", Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -98,7 +98,7 @@ func coreBuiltins() []*Resource {
 			// kube-apiserver prints both versions' tables from the one
 			// stored kind: the same columns.
 			Columns: eventColumns(eventsV1Fields), OwnColumns: true,
-			Strategy: eventsV1Strategy{},
+			Strategy: eventsV1Strategy{}, CreatesOnUpdate: true,
 		},
 		{
 			Version: "v1", Kind: "Pod", ListKind: "PodList",
@@ -135,7 +135,7 @@ func coreBuiltins() []*Resource {
 			Plural: "leases", Singular: "lease",
 			Namespaced: true, Typed: true,
 			Columns:  []Column{{Name: "Holder", Type: "string", Path: ".spec.holderIdentity", Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}},
-			Strategy: leaseStrategy{},
+			Strategy: leaseStrategy{}, CreatesOnUpdate: true,
 		},
 		{
 			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",

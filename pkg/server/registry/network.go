@@ -13,13 +13,14 @@ func networkBuiltins(o BuiltinOptions) []*Resource {
 			Version: "v1", Kind: "Service", ListKind: "ServiceList",
 			Plural: "services", Singular: "service", ShortNames: []string{"svc"}, Categories: []string{"all"},
 			Namespaced: true, StatusSubresource: true, Typed: true,
-			Columns:  serviceColumns(),
-			Strategy: serviceStrategy{ranges: o.Services},
+			Columns:         serviceColumns(),
+			Strategy:        serviceStrategy{ranges: o.Services},
+			CreatesOnUpdate: true,
 		},
 		{
 			Version: "v1", Kind: "Endpoints", ListKind: "EndpointsList",
 			Plural: "endpoints", Singular: "endpoints", ShortNames: []string{"ep"},
-			Namespaced: true, Typed: true,
+			Namespaced: true, Typed: true, CreatesOnUpdate: true,
 			Columns: []Column{
 				//lint:ignore SA1019 core/v1 Endpoints are deprecated but served, as in kube 1.33
 				{Name: "Endpoints", Type: "string", Description: corev1.Endpoints{}.SwaggerDoc()["subsets"], Value: endpointsCell},
