@@ -297,3 +297,12 @@ func TestImmutableData(t *testing.T) {
 		})
 	}
 }
+
+func TestNamespaceFinalizeValidation(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{"finalizers": []any{"kubernetes", "foo", "example.com/x"}}}
+	got := fieldErrors((namespaceStrategy{}).ValidateFinalize(obj))
+	want := []string{`spec.finalizers[1]: Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -48,7 +48,7 @@ func (namespaceStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field
 		fins = append(fins, NamespaceFinalizer)
 		spec["finalizers"] = fins
 	}
-	return namespaceFinalizerErrors(fins, field.NewPath("spec", "finalizers"))
+	return namespaceFinalizerErrors(fins, false)
 }
 
 // standardFinalizers are the finalizer names kube accepts without a
@@ -56,11 +56,16 @@ func (namespaceStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field
 var standardFinalizers = []string{NamespaceFinalizer, metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents}
 
 // namespaceFinalizerErrors checks a namespace's spec finalizers as kube
-// checks them on create: each a qualified name, and one without a domain
-// prefix one of the standard names. kube names the list, not the item.
-func namespaceFinalizerErrors(fins []any, path *field.Path) field.ErrorList {
+// checks them: each a qualified name, and one without a domain prefix
+// one of the standard names. On create kube names the list, on finalize
+// the item (indexed).
+func namespaceFinalizerErrors(fins []any, indexed bool) field.ErrorList {
 	var errs field.ErrorList
-	for _, f := range fins {
+	for i, f := range fins {
+		path := field.NewPath("spec", "finalizers")
+		if indexed {
+			path = path.Index(i)
+		}
 		name := str(f)
 		errs = append(errs, apivalidation.ValidateFinalizerName(name, path)...)
 		if !strings.Contains(name, "/") && !slices.Contains(standardFinalizers, name) {
