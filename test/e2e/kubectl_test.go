@@ -692,12 +692,12 @@ action: Act
 reason: Why
 type: Normal
 note: hello
-regarding: {kind: Pod, name: p1, apiVersion: v1}
+regarding: {kind: Pod, name: p1, namespace: e2e-events, apiVersion: v1}
 ---
 apiVersion: v1
 kind: Event
 metadata: {name: e2}
-involvedObject: {kind: Pod, name: p2}
+involvedObject: {kind: Pod, name: p2, namespace: e2e-events}
 reason: Pulled
 message: msg2
 type: Warning

@@ -1,5 +1,13 @@
 package registry
 
+import (
+	"strings"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
 // BuiltinOptions configure the built-in kinds.
 type BuiltinOptions struct {
 	// Services are the ranges Services are allocated from; zero is
@@ -32,7 +40,7 @@ func coreBuiltins() []*Resource {
 			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
 			StatusSubresource: true, Typed: true, NameIsLabel: true,
 			SelectableFields: []string{"status.phase"},
-			Columns:          []Column{{Name: "Status", Type: "string", Path: ".status.phase", Description: "The phase of the namespace"}},
+			Columns:          []Column{{Name: "Status", Type: "string", Path: ".status.phase", Description: "The status of the namespace"}},
 			Strategy:         namespaceStrategy{},
 			// kube-apiserver offers no deletecollection of namespaces:
 			// one request must not be able to empty the cluster.
@@ -42,7 +50,7 @@ func coreBuiltins() []*Resource {
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
 			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},
 			Namespaced: true, Typed: true,
-			Columns:  []Column{{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data", "binaryData")}},
+			Columns:  []Column{{Name: "Data", Type: "string", Description: corev1.ConfigMap{}.SwaggerDoc()["data"], Value: countKeys("data", "binaryData")}},
 			Strategy: configMapStrategy{},
 		},
 		{
@@ -51,8 +59,8 @@ func coreBuiltins() []*Resource {
 			Namespaced: true, Typed: true,
 			SelectableFields: []string{"type"},
 			Columns: []Column{
-				{Name: "Type", Type: "string", Path: ".type", Description: "The type of the secret"},
-				{Name: "Data", Type: "integer", Description: "Number of keys", Value: countKeys("data")},
+				{Name: "Type", Type: "string", Path: ".type", Description: corev1.Secret{}.SwaggerDoc()["type"]},
+				{Name: "Data", Type: "string", Description: corev1.Secret{}.SwaggerDoc()["data"], Value: countKeys("data")},
 			},
 			Strategy: secretStrategy{},
 		},
@@ -60,7 +68,8 @@ func coreBuiltins() []*Resource {
 			Version: "v1", Kind: "ServiceAccount", ListKind: "ServiceAccountList",
 			Plural: "serviceaccounts", Singular: "serviceaccount", ShortNames: []string{"sa"},
 			Namespaced: true, Typed: true,
-			Columns: []Column{{Name: "Secrets", Type: "integer", Priority: 1, Description: "Number of secrets", Value: countItems("secrets")}},
+			Columns:  []Column{{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"], Value: countItems("secrets")}},
+			Strategy: serviceAccountStrategy{},
 		},
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -71,13 +80,8 @@ func coreBuiltins() []*Resource {
 				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 				"involvedObject.fieldPath", "reason", "reportingComponent", "source=source.component", "type",
 			},
-			Strategy: coreEventStrategy{},
-			Columns: []Column{
-				{Name: "Type", Type: "string", Path: ".type"},
-				{Name: "Reason", Type: "string", Path: ".reason"},
-				{Name: "Object", Type: "string", Value: objectReference("involvedObject")},
-				{Name: "Message", Type: "string", Path: ".message"},
-			},
+			Strategy: coreEventStrategy{}, CreatesOnUpdate: true,
+			Columns: eventColumns(coreEventFields), OwnColumns: true,
 		},
 		{
 			Group: "events.k8s.io", Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -93,12 +97,8 @@ func coreBuiltins() []*Resource {
 			Converter:      eventsV1Converter{},
 			// kube-apiserver prints both versions' tables from the one
 			// stored kind: the same columns.
-			Columns: []Column{
-				{Name: "Type", Type: "string", Path: ".type"},
-				{Name: "Reason", Type: "string", Path: ".reason"},
-				{Name: "Object", Type: "string", Value: objectReference("regarding")},
-				{Name: "Message", Type: "string", Path: ".note"},
-			},
+			Columns: eventColumns(eventsV1Fields), OwnColumns: true,
+			Strategy: eventsV1Strategy{}, CreatesOnUpdate: true,
 		},
 		{
 			Version: "v1", Kind: "Pod", ListKind: "PodList",
@@ -134,14 +134,15 @@ func coreBuiltins() []*Resource {
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", ListKind: "LeaseList",
 			Plural: "leases", Singular: "lease",
 			Namespaced: true, Typed: true,
-			Columns: []Column{{Name: "Holder", Type: "string", Path: ".spec.holderIdentity", Description: "The current holder"}},
+			Columns:  []Column{{Name: "Holder", Type: "string", Path: ".spec.holderIdentity", Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]}},
+			Strategy: leaseStrategy{}, CreatesOnUpdate: true,
 		},
 		{
 			Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
 			Plural: "customresourcedefinitions", Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"},
 			Categories:        []string{"api-extensions"},
 			StatusSubresource: true, Typed: true, TracksGeneration: true,
-			Columns:  []Column{{Name: "Created At", Type: "date", Path: ".metadata.creationTimestamp"}},
+			Columns:  []Column{{Name: "Created At", Type: "date", Path: ".metadata.creationTimestamp", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]}},
 			Strategy: crdStrategy{},
 		},
 		{
@@ -176,26 +177,15 @@ func countItems(field string) func(map[string]any) any {
 }
 
 // objectReference is a table cell naming the object a reference field
-// points to as kind/name, as kubectl prints it.
+// points to as kube's event printer does: kind/name, the kind lower
+// case, or the kind alone when the reference has no name.
 func objectReference(field string) func(map[string]any) any {
 	return func(obj map[string]any) any {
 		ref, _ := obj[field].(map[string]any)
-		kind, _ := ref["kind"].(string)
-		name, _ := ref["name"].(string)
-		if kind == "" {
-			return name
+		kind := strings.ToLower(str(ref["kind"]))
+		if name := str(ref["name"]); name != "" {
+			return kind + "/" + name
 		}
-		return lowerFirst(kind) + "/" + name
+		return kind
 	}
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	b := []byte(s)
-	if b[0] >= 'A' && b[0] <= 'Z' {
-		b[0] += 'a' - 'A'
-	}
-	return string(b)
 }

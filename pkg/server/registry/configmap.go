@@ -16,8 +16,9 @@ func (configMapStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field
 	return configMapErrors(obj)
 }
 
-func (configMapStrategy) PrepareForUpdate(_ time.Time, obj, _ map[string]any) field.ErrorList {
-	return configMapErrors(obj)
+// PrepareForUpdate also keeps a ConfigMap stored as immutable as it is.
+func (configMapStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
+	return append(immutableDataErrors(obj, old, "data", "binaryData"), configMapErrors(obj)...)
 }
 
 func configMapErrors(obj map[string]any) field.ErrorList {

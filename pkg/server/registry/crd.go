@@ -72,8 +72,13 @@ func FromCRD(obj map[string]any) ([]*Resource, error) {
 			}
 		}
 		for _, c := range v.AdditionalPrinterColumns {
+			desc := c.Description
+			if desc == "" {
+				// kube-apiserver describes an undescribed column by its path.
+				desc = "Custom resource definition column (in JSONPath format): " + c.JSONPath
+			}
 			r.Columns = append(r.Columns, Column{
-				Name: c.Name, Type: c.Type, Format: c.Format, Description: c.Description,
+				Name: c.Name, Type: c.Type, Format: c.Format, Description: desc,
 				Priority: c.Priority, Path: c.JSONPath,
 			})
 		}

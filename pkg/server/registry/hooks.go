@@ -17,6 +17,20 @@ type FinalizeStrategy interface {
 	PrepareForFinalize(obj, old map[string]any) map[string]any
 }
 
+// FinalizeValidator is implemented by kinds whose finalize writes are
+// checked (Namespaces): the store refuses with 422 the object
+// PrepareForFinalize returns when ValidateFinalize finds errors in it.
+type FinalizeValidator interface {
+	ValidateFinalize(obj map[string]any) field.ErrorList
+}
+
+// ValidateFinalize checks the spec finalizers a finalize write leaves,
+// as kube-apiserver does.
+func (namespaceStrategy) ValidateFinalize(obj map[string]any) field.ErrorList {
+	fins, _ := nestedMap(obj, false, "spec")["finalizers"].([]any)
+	return namespaceFinalizerErrors(fins, true)
+}
+
 // ServingStrategy is implemented by kinds whose objects change what the
 // server serves (CustomResourceDefinitions). A write of one is answered
 // only once the watch cache has applied it, which is when the change is

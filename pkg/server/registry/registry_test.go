@@ -322,3 +322,18 @@ func TestEventSourceField(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatesOnUpdate lists the built-in kinds whose PUT of a missing
+// object creates it, kube-apiserver v1.33's AllowCreateOnUpdate.
+func TestCreatesOnUpdate(t *testing.T) {
+	var got []string
+	for _, r := range Builtin() {
+		if r.CreatesOnUpdate {
+			got = append(got, r.GroupResource().String())
+		}
+	}
+	want := []string{"events", "events.events.k8s.io", "leases.coordination.k8s.io", "services", "endpoints"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

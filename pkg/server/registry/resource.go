@@ -36,6 +36,15 @@ type Resource struct {
 	// NoAge leaves the Age column out of tables, for the few kinds
 	// kube prints without one (PodTemplates).
 	NoAge bool
+	// OwnColumns makes Columns the whole table, Name included wherever
+	// it stands, with no Age added: core Events, which kube prints with
+	// the last-seen time first and the name last.
+	OwnColumns bool
+	// CreatesOnUpdate makes an update (PUT) of a missing object create
+	// it, answered 201, as kube-apiserver does for the kinds whose
+	// strategy allows create on update: Leases, Events, Services and
+	// Endpoints. Others answer such a PUT with 404.
+	CreatesOnUpdate bool
 	// Typed kinds have a Go type in the built-in scheme: request bodies
 	// are normalized through it and protobuf is served for them.
 	Typed bool

@@ -1,7 +1,11 @@
 package registry
 
 import (
+	"strings"
+
 	"encoding/base64"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"slices"
 	"time"
 
@@ -41,9 +45,34 @@ func (namespaceStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field
 	spec := nestedMap(obj, true, "spec")
 	fins, _ := spec["finalizers"].([]any)
 	if !slices.Contains(fins, any(NamespaceFinalizer)) {
-		spec["finalizers"] = append(fins, NamespaceFinalizer)
+		fins = append(fins, NamespaceFinalizer)
+		spec["finalizers"] = fins
 	}
-	return nil
+	return namespaceFinalizerErrors(fins, false)
+}
+
+// standardFinalizers are the finalizer names kube accepts without a
+// domain prefix.
+var standardFinalizers = []string{NamespaceFinalizer, metav1.FinalizerOrphanDependents, metav1.FinalizerDeleteDependents}
+
+// namespaceFinalizerErrors checks a namespace's spec finalizers as kube
+// checks them: each a qualified name, and one without a domain prefix
+// one of the standard names. On create kube names the list, on finalize
+// the item (indexed).
+func namespaceFinalizerErrors(fins []any, indexed bool) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range fins {
+		path := field.NewPath("spec", "finalizers")
+		if indexed {
+			path = path.Index(i)
+		}
+		name := str(f)
+		errs = append(errs, apivalidation.ValidateFinalizerName(name, path)...)
+		if !strings.Contains(name, "/") && !slices.Contains(standardFinalizers, name) {
+			errs = append(errs, field.Invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }
 
 // PrepareForUpdate keeps spec.finalizers: only the finalize subresource
@@ -75,19 +104,23 @@ func (secretStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Er
 		obj["type"] = "Opaque"
 	}
 	mergeStringData(obj)
-	return append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
+	return secretErrors(obj)
 }
 
 func (secretStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.ErrorList {
 	mergeStringData(obj)
+	// kube-apiserver defaults an unset type to Opaque as it decodes
+	// the write, before its strategy could keep the stored type: an
+	// update that leaves out the type of a non-Opaque Secret changes it.
 	if t, _ := obj["type"].(string); t == "" {
-		obj["type"] = old["type"]
+		obj["type"] = "Opaque"
 	}
-	errs := append(dataKeyErrors(obj, "data"), secretDataSize(obj)...)
+	var errs field.ErrorList
 	if obj["type"] != old["type"] {
 		errs = append(errs, field.Invalid(field.NewPath("type"), obj["type"], "field is immutable"))
 	}
-	return errs
+	errs = append(errs, immutableDataErrors(obj, old, "data")...)
+	return append(errs, secretErrors(obj)...)
 }
 
 // nestedMap returns obj[path...] as a map, creating the maps on the way

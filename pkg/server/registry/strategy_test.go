@@ -24,8 +24,8 @@ func TestSecretStringData(t *testing.T) {
 		},
 		{
 			name: "empty stringData leaves no trace",
-			obj:  map[string]any{"type": "kubernetes.io/tls", "stringData": map[string]any{}},
-			want: map[string]any{"type": "kubernetes.io/tls"},
+			obj:  map[string]any{"type": "example.com/custom", "stringData": map[string]any{}},
+			want: map[string]any{"type": "example.com/custom"},
 		},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 )
@@ -42,7 +41,7 @@ func Table(res *registry.Resource, objs [][]byte, includeObject string, withColu
 		}
 		row := metav1.TableRow{Cells: make([]any, len(cols))}
 		for i, c := range cols {
-			row.Cells[i] = cell(c, obj, now)
+			row.Cells[i] = cell(res, c, obj, now)
 		}
 		switch includeObject {
 		case "", "Metadata":
@@ -59,48 +58,74 @@ func Table(res *registry.Resource, objs [][]byte, includeObject string, withColu
 	return t, nil
 }
 
+// metaDocs are ObjectMeta's field descriptions, which kube-apiserver
+// gives the Name and Age columns of every table.
+var metaDocs = metav1.ObjectMeta{}.SwaggerDoc()
+
 var (
 	nameColumn = registry.Column{Name: "Name", Type: "string", Format: "name", Path: ".metadata.name",
-		Description: "Name must be unique within a namespace."}
+		Description: metaDocs["name"]}
+	// ageColumn is a custom resource's: kube-apiserver's default printer
+	// column, a date the table renders as a duration.
 	ageColumn = registry.Column{Name: "Age", Type: "date", Path: ".metadata.creationTimestamp",
-		Description: "CreationTimestamp is when the object was created."}
+		Description: metaDocs["creationTimestamp"]}
+	// typedAgeColumn is a built-in kind's: kube's printers declare it a
+	// string column holding the duration.
+	typedAgeColumn = registry.Column{Name: "Age", Type: "string", Path: ".metadata.creationTimestamp",
+		Description: metaDocs["creationTimestamp"]}
 )
 
 func tableColumns(res *registry.Resource) []registry.Column {
+	if res.OwnColumns {
+		return res.Columns
+	}
 	cols := append([]registry.Column{nameColumn}, res.Columns...)
 	for _, c := range res.Columns {
 		if c.Path == ".metadata.creationTimestamp" {
 			return cols
 		}
 	}
-	if (res.Typed || len(res.Columns) == 0) && !res.NoAge {
+	switch {
+	case res.NoAge:
+	case res.Typed:
+		cols = append(cols, typedAgeColumn)
+	case len(res.Columns) == 0:
 		cols = append(cols, ageColumn)
 	}
 	return cols
 }
 
-// cell computes one table cell. The Age column shows a duration like
-// kubectl's; other date columns keep the timestamp.
-func cell(c registry.Column, obj map[string]any, now time.Time) any {
+// cell computes one table cell: from the column's own function, else
+// by path, as kube's printers render a built-in kind's fields and as
+// apiextensions-apiserver renders a custom resource's printer columns.
+func cell(res *registry.Resource, c registry.Column, obj map[string]any, now time.Time) any {
 	if v, ok := c.Cell(obj, now); ok {
 		return v
 	}
-	v, ok := registry.Lookup(obj, c.Path)
-	if !ok || v == nil {
-		if c.Type == "string" || c.Name == "Age" {
-			return "<unknown>"
-		}
-		return nil
+	v, found := registry.Lookup(obj, c.Path)
+	if !found {
+		v = nil
 	}
-	if c.Name == "Age" && c.Path == ageColumn.Path {
+	if res.Typed {
+		return typedCell(c, v, now)
+	}
+	return registry.CustomCell(c.Type, v, found, now)
+}
+
+// typedCell renders a built-in kind's field as kube's printers do: the
+// Go field's value, its zero value when unset, and the creation time as
+// how long ago it was.
+func typedCell(c registry.Column, v any, now time.Time) any {
+	if c.Path == ".metadata.creationTimestamp" && c.Type != "date" {
 		ts, _ := v.(string)
-		t, err := time.Parse(time.RFC3339, ts)
-		if err != nil {
-			return "<unknown>"
-		}
-		return duration.HumanDuration(now.Sub(t))
+		return registry.Since(ts, now)
 	}
 	switch v := v.(type) {
+	case nil:
+		if c.Type == "string" {
+			return ""
+		}
+		return nil
 	case string, int64, float64, bool:
 		return v
 	case []any, map[string]any:

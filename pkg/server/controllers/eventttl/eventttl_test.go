@@ -40,6 +40,8 @@ func TestEventTTL(t *testing.T) {
 	refreshed := coreEvent("refreshed", t0)
 	series := coreEvent("series", t0)
 	series.EventTime = metav1.NewMicroTime(t0)
+	// kube-apiserver requires these of any Event with an event time.
+	series.ReportingController, series.ReportingInstance, series.Action = "eventttl-test", "test", "Testing"
 	series.Series = &corev1.EventSeries{Count: 2, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))}
 	newOnce := eventsEvent("new-once", t0, nil)
 	newSeries := eventsEvent("new-series", t0, &eventsv1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(t0.Add(ttl / 2))})
