@@ -223,9 +223,21 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 				Verbs:      statusVerbs,
 			})
 		}
+		if r.ServesSubresource(registry.SubresourceEviction) {
+			// kubectl drain evicts only when discovery lists
+			// pods/eviction; otherwise it deletes.
+			out = append(out, metav1.APIResource{
+				Name: r.Plural + "/eviction", Namespaced: r.Namespaced,
+				Group: evictionGVK.Group, Version: evictionGVK.Version, Kind: evictionGVK.Kind,
+				Verbs: metav1.Verbs{"create"},
+			})
+		}
 	}
 	return out
 }
+
+// evictionGVK is the kind an eviction subresource takes.
+var evictionGVK = metav1.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}
 
 // storageVersionHash is how kube-apiserver names a storage version: the
 // first 8 bytes of the SHA-256 of "group/version/kind", base64-encoded.
@@ -327,6 +339,12 @@ func aggregatedGroup(g *group) apidiscoveryv2.APIGroupDiscovery {
 					Subresource:  "scale",
 					ResponseKind: &metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
 					Verbs:        statusVerbs,
+				})
+			}
+			if r.ServesSubresource(registry.SubresourceEviction) {
+				gvk := evictionGVK
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: "eviction", ResponseKind: &gvk, Verbs: metav1.Verbs{"create"},
 				})
 			}
 			vd.Resources = append(vd.Resources, rd)
