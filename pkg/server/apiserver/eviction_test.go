@@ -63,6 +63,15 @@ func TestEviction(t *testing.T) {
 	}
 
 	budgetStatus(c, "demo", "web", 1, 1, 2, 1)
+	// A dry run changes neither the pod nor the budget.
+	before := c.must(200, "GET", pdbs+"/web", nil)
+	c.must(201, "POST", pods+"/web-0/eviction?dryRun=All", eviction("web-0"))
+	if got := c.must(200, "GET", pdbs+"/web", nil); meta(got)["resourceVersion"] != meta(before)["resourceVersion"] {
+		t.Errorf("a dry-run eviction wrote the budget: %s", mustJSON(got["status"]))
+	}
+	if got := c.must(200, "GET", pods+"/web-0", nil); meta(got)["deletionTimestamp"] != nil {
+		t.Errorf("a dry-run eviction deleted the pod")
+	}
 	st = c.must(201, "POST", pods+"/web-0/eviction", eviction("web-0"))
 	if st["kind"] != "Status" || st["status"] != "Success" {
 		t.Errorf("eviction answered %s, want a Success Status", mustJSON(st))
@@ -131,6 +140,18 @@ func TestEviction(t *testing.T) {
 		if got, want := str(st["message"]), "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."; got != want {
 			t.Errorf("message %q, want %q", got, want)
 		}
+	})
+
+	t.Run("unready pod of a met budget, with deleteOptions", func(t *testing.T) {
+		c.must(200, "DELETE", pdbs+"/all", nil)
+		c.must(200, "PATCH", pods+"/web-1/status", `{"status":{"conditions":[{"type":"Ready","status":"False"}]}}`, "Content-Type", mergePatch)
+		// The budget allows no disruption, but it is met (2 healthy of
+		// 1 desired) and the pod is not among the healthy: it goes
+		// uncharged, here at once as its deleteOptions ask.
+		ev := eviction("web-1")
+		ev["deleteOptions"] = map[string]any{"gracePeriodSeconds": 0}
+		c.must(201, "POST", pods+"/web-1/eviction", ev)
+		c.must(404, "GET", pods+"/web-1", nil)
 	})
 }
 
