@@ -9,7 +9,8 @@
 // The eviction subresource spends the allowance (decrementing
 // disruptionsAllowed and recording the pod in disruptedPods); this
 // controller recomputes it from the pods, and forgets a recorded pod
-// that was not deleted within two minutes. The computation is a pure
+// that was not deleted within two minutes; such a pod's DisruptionTarget
+// condition is set False after two minutes too (StaleDisruption). The computation is a pure
 // function of the budget, its pods, their controllers' scales and the
 // time (Compute); the reconciler only reads and writes.
 package disruption

@@ -30,7 +30,8 @@ type Options struct {
 
 // Setup adds the disruption controller to m. It reads budgets and pods
 // from m's informers, the pods' controllers from the API, and writes
-// budgets' status.
+// budgets' status; a second loop sets False the DisruptionTarget
+// condition of pods an eviction marked but did not delete.
 func Setup(m *manager.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
@@ -45,6 +46,12 @@ func Setup(m *manager.Manager, opts Options) error {
 			return budgetsOf(ctx, m.Client(), pod)
 		}),
 	)
+	if err != nil {
+		return err
+	}
+	stale := &staleReconciler{cache: m.Client(), api: m.API(), clock: opts.Clock}
+	_, err = m.NewController(stale, controller.Options{Name: "disruption-stale-pods", Workers: opts.Workers, Clock: opts.Clock},
+		controller.For[*corev1.Pod]())
 	return err
 }
 
