@@ -154,11 +154,17 @@ func From(err error, gr schema.GroupResource, name string) *StatusError {
 	var quota *storage.QuotaError
 	var forbidden *registry.ForbiddenError
 	var badRequest *registry.BadRequestError
+	var tooMany *registry.TooManyRequestsError
+	var refused *registry.InternalRefusalError
 	switch {
 	case errors.As(err, &se):
 		return se
 	case errors.As(err, &forbidden):
 		return Forbidden(gr, name, forbidden.Reason)
+	case errors.As(err, &tooMany):
+		return TooManyRequests(tooMany)
+	case errors.As(err, &refused):
+		return New(http.StatusInternalServerError, "", refused.Message)
 	case errors.As(err, &badRequest):
 		return BadRequest("%s", badRequest.Message)
 	case errors.As(err, &strict):
@@ -245,4 +251,15 @@ func NamespaceTerminating(ns string, gr schema.GroupResource, name string) *Stat
 // the error's text.
 func Unknown(msg string) *StatusError {
 	return New(http.StatusInternalServerError, metav1.StatusReasonUnknown, msg)
+}
+
+// TooManyRequests is kube-apiserver's TooManyRequests Status for e,
+// with its retry delay and cause.
+func TooManyRequests(e *registry.TooManyRequestsError) *StatusError {
+	se := New(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests, e.Message)
+	se.Status.Details = &metav1.StatusDetails{RetryAfterSeconds: e.RetryAfterSeconds}
+	if e.CauseType != "" {
+		se.Status.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseType(e.CauseType), Message: e.CauseMessage}}
+	}
+	return se
 }

@@ -13,6 +13,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 	switch {
 	case req.subresource == registry.SubresourceBinding:
 		return s.bind(w, r, req)
+	case req.subresource == registry.SubresourceEviction:
+		return s.evict(w, r, req)
 	case req.subresource.Connects():
 		return s.connect(w, r, req)
 	}

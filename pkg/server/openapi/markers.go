@@ -108,6 +108,7 @@ var fieldMarkers = map[string]map[string]any{
 	core + "NodeSpec.podCIDRs":                                               listSet,
 	core + "NodeSpec.taints":                                                 listAtomic,
 	core + "NodeStatus.addresses":                                            listMap("type"),
+	"io.k8s.api.policy.v1.PodDisruptionBudgetStatus.conditions":              listMap("type"),
 	core + "NodeStatus.conditions":                                           listMap("type"),
 	core + "NodeStatus.images":                                               listAtomic,
 	core + "NodeStatus.runtimeHandlers":                                      listAtomic,

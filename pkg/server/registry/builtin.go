@@ -131,6 +131,16 @@ func coreBuiltins() []*Resource {
 			Strategy:         nodeStrategy{},
 		},
 		{
+			Group: "policy", Version: "v1", Kind: "PodDisruptionBudget", ListKind: "PodDisruptionBudgetList",
+			Plural: "poddisruptionbudgets", Singular: "poddisruptionbudget", ShortNames: []string{"pdb"},
+			Namespaced: true, StatusSubresource: true, Typed: true,
+			// kube sets generation 1 on create and bumps it on spec
+			// changes; the disruption controller reports observedGeneration.
+			TracksGeneration: true,
+			Columns:          pdbColumns(),
+			Strategy:         pdbStrategy{},
+		},
+		{
 			Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", ListKind: "LeaseList",
 			Plural: "leases", Singular: "lease",
 			Namespaced: true, Typed: true,

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -33,7 +34,7 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, apiextensionsv1.AddToScheme,
-		authenticationv1.AddToScheme, autoscalingv1.AddToScheme, discoveryv1.AddToScheme,
+		authenticationv1.AddToScheme, autoscalingv1.AddToScheme, discoveryv1.AddToScheme, policyv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("registry: building scheme: %v", err))

@@ -36,6 +36,9 @@ const (
 	// SubresourceEphemeralContainers adds debugging containers to a
 	// running Pod (kubectl debug).
 	SubresourceEphemeralContainers Subresource = "ephemeralcontainers"
+	// SubresourceEviction deletes a Pod unless a disruption budget
+	// forbids it.
+	SubresourceEviction Subresource = "eviction"
 	// The pod subresources that reach a running container.
 	SubresourceLog         Subresource = "log"
 	SubresourceExec        Subresource = "exec"
@@ -57,7 +60,7 @@ func (s Subresource) Connects() bool {
 // (POST on an object's subresource) rather than reading or replacing
 // the object.
 func (s Subresource) Creates() bool {
-	return s == SubresourceBinding || s.Connects() && s != SubresourceLog
+	return s == SubresourceBinding || s == SubresourceEviction || s.Connects() && s != SubresourceLog
 }
 
 // ServesSubresource reports whether the resource serves sub.
@@ -77,6 +80,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return ok
 	case SubresourceEphemeralContainers:
 		_, ok := r.Strategy.(EphemeralContainersStrategy)
+		return ok
+	case SubresourceEviction:
+		_, ok := r.Strategy.(EvictStrategy)
 		return ok
 	case SubresourceLog, SubresourceExec, SubresourceAttach, SubresourcePortForward:
 		_, ok := r.Strategy.(ConnectStrategy)

@@ -139,7 +139,12 @@ func aggregatedView(lists []metav1.APIResourceList) []metav1.APIResourceList {
 		nl := metav1.APIResourceList{GroupVersion: l.GroupVersion}
 		singular := map[string]string{}
 		for _, r := range l.APIResources {
-			r.Group, r.Version, r.StorageVersionHash = group, version, ""
+			// A subresource of another kind (pods/eviction) names
+			// its group and version in both documents.
+			if r.Group == "" && r.Version == "" {
+				r.Group, r.Version = group, version
+			}
+			r.StorageVersionHash = ""
 			if parent, _, sub := strings.Cut(r.Name, "/"); sub {
 				r.SingularName = singular[parent]
 			} else {

@@ -20,6 +20,9 @@ var kindSubresources = []subresource{
 	{registry.SubresourceAttach, metav1.GroupVersionKind{Version: "v1", Kind: "PodAttachOptions"}, metav1.Verbs{"create", "get"}},
 	{registry.SubresourceBinding, metav1.GroupVersionKind{Version: "v1", Kind: "Binding"}, metav1.Verbs{"create"}},
 	{registry.SubresourceEphemeralContainers, metav1.GroupVersionKind{}, metav1.Verbs{"get", "patch", "update"}},
+	// kubectl drain evicts only when discovery lists pods/eviction;
+	// otherwise it deletes.
+	{registry.SubresourceEviction, metav1.GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}, metav1.Verbs{"create"}},
 	{registry.SubresourceExec, metav1.GroupVersionKind{Version: "v1", Kind: "PodExecOptions"}, metav1.Verbs{"create", "get"}},
 	{registry.SubresourceLog, metav1.GroupVersionKind{}, metav1.Verbs{"get"}},
 	{registry.SubresourcePortForward, metav1.GroupVersionKind{Version: "v1", Kind: "PodPortForwardOptions"}, metav1.Verbs{"create", "get"}},

@@ -47,6 +47,14 @@ func DeleteOptions(w http.ResponseWriter, r *http.Request, q url.Values) (generi
 			return opts, apierror.BadRequest("the body is not valid DeleteOptions: %v", err)
 		}
 	}
+	return FromDeleteOptions(&do, q)
+}
+
+// FromDeleteOptions reads do and the query's delete parameters over
+// it, as kube-apiserver does (an Eviction's deleteOptions and the
+// create's dryRun).
+func FromDeleteOptions(do *metav1.DeleteOptions, q url.Values) (generic.DeleteOptions, error) {
+	var opts generic.DeleteOptions
 	opts.GracePeriodSeconds = do.GracePeriodSeconds
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
