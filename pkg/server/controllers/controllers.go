@@ -147,7 +147,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{CRDCleanup, func() error { return crdcleanup.Setup(m, crdcleanup.Options{}) }},
 		{EventTTL, func() error { return eventttl.Setup(m, eventttl.Options{TTL: opts.EventTTL}) }},
 		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
-		{NodeLifecycle, func() error { return nodelifecycle.Setup(m, nodelifecycle.Options{GracePeriod: opts.NodeMonitorGracePeriod}) }},
+		{NodeLifecycle, func() error {
+			return nodelifecycle.Setup(m, nodelifecycle.Options{GracePeriod: opts.NodeMonitorGracePeriod})
+		}},
 		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
 		{Scheduler, func() error { return scheduler.Setup(m, scheduler.Options{}) }},
 		{NodeAgent, func() error {
