@@ -55,7 +55,12 @@ func TestNodeFailure(t *testing.T) {
 		args: []string{"--nodes", "2", "--node-monitor-grace-period", "20s"}})
 	k := newKubectl(t, kubectlPath(t), srv)
 
-	k.ok(t, "wait", "--for=condition=Ready", "node/sim-node-0", "node/sim-node-1", "--timeout=30s")
+	// The nodes register just after the server is ready: kubectl wait
+	// would fail on a node not there yet.
+	waitWithin(t, 30*time.Second, "both nodes registered and Ready", func() (string, bool) {
+		out := k.ok(t, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}`)
+		return out, out == "sim-node-0=True sim-node-1=True "
+	})
 	k.createFile(t, nodeFailureManifest)
 	k.ok(t, "wait", "--for=condition=Ready", "pod/short", "pod/forever", "--timeout=30s")
 	if out := k.ok(t, "get", "pods", "short", "forever", "-o", "jsonpath={.items[*].spec.nodeName}"); out != "sim-node-0 sim-node-0" {
@@ -102,7 +107,10 @@ func TestNodeFailure(t *testing.T) {
 		out := k.ok(t, "get", "node", "sim-node-0", "-o", "jsonpath={.spec.taints}")
 		return out, out == ""
 	})
-	k.ok(t, "wait", "--for=delete", "pod/short", "--timeout=30s")
+	waitWithin(t, 30*time.Second, "the evicted pod finished by the restarted kubelet", func() (string, bool) {
+		out := k.ok(t, "get", "pod", "short", "--ignore-not-found", "-o", "name")
+		return out, out == ""
+	})
 }
 
 // setpointNode runs `setpoint node VERB NAME` against srv and returns
