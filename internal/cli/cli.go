@@ -20,6 +20,7 @@ type command struct {
 var commands = map[string]command{
 	"version": {"print the version and exit", runVersion},
 	"server":  {"run the API server (see `setpoint server -h`)", runServer},
+	"node":    {"stop or start a simulated node's kubelet (setpoint node stop|start NAME)", runNode},
 }
 
 // Run runs the subcommand named by args[0] and returns the process exit

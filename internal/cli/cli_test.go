@@ -31,6 +31,7 @@ func TestRun(t *testing.T) {
 		{args: []string{"server", "--max-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-requests-inflight must not be negative"},
 		{args: []string{"server", "--max-mutating-requests-inflight", "-1"}, wantCode: 2, wantStderr: "--max-mutating-requests-inflight must not be negative"},
 		{args: []string{"server", "--max-watches", "-2"}, wantCode: 2, wantStderr: "--max-watches must not be negative"},
+		{args: []string{"server", "--node-monitor-grace-period", "10s"}, wantCode: 2, wantStderr: "--node-monitor-grace-period must exceed the 10s lease renewal interval"},
 		{args: []string{"nope"}, wantCode: 2, wantStderr: `unknown command "nope"`},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	watchWriteTimeout := fs.Duration("watch-write-timeout", time.Minute, "how long one write to a watch client may block before the client is cut off")
 	nodes := fs.Int("nodes", 1, "simulated nodes to register (sim-node-0, ...); 0 for none. Nodes labelled setpoint.dev/simulated=true are simulated too")
 	clusterCIDR := fs.String("cluster-cidr", "10.244.0.0/16", "CIDR the simulated nodes' pod CIDRs (a /24 each) and pod IPs come from")
+	nodeGrace := fs.Duration("node-monitor-grace-period", 50*time.Second, "how long a node may go without a heartbeat (lease renewal or status) before it is marked NotReady (Unknown) and tainted unreachable; must exceed the 10 s lease renewal interval")
 	serviceCIDR := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 CIDR Services' cluster IPs are allocated from; the first address is the kubernetes Service's")
 	nodePorts := fs.String("service-node-port-range", "30000-32767", "ports NodePort and LoadBalancer Services are allocated from")
 	var limits inflightLimits
@@ -56,6 +57,10 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	level, err := parseLogLevel(*logLevel, set["log-level"], *verbosity, set["v"])
 	if err != nil {
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
+		return 2
+	}
+	if *nodeGrace <= 10*time.Second {
+		fmt.Fprintf(stderr, "setpoint server: --node-monitor-grace-period must exceed the 10s lease renewal interval, not %v\n", *nodeGrace)
 		return 2
 	}
 	if *requestTimeout <= 0 || *watchWriteTimeout <= 0 || *idleTimeout <= 0 {
@@ -84,7 +89,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
-		Nodes: *nodes, ClusterCIDR: *clusterCIDR}
+		Nodes: *nodes, ClusterCIDR: *clusterCIDR, NodeMonitorGracePeriod: *nodeGrace}
 	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	if err := limits.check(); err != nil {
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)

@@ -73,6 +73,11 @@ type Options struct {
 	// empty is the agent's default.
 	Nodes       int
 	ClusterCIDR string
+	// NodeMonitorGracePeriod is how long a node may go without a
+	// heartbeat before the node lifecycle controller marks it Unknown
+	// and unreachable; 0 is 50 s, kube-controller-manager's default. It
+	// must exceed the lease renewal interval (10 s).
+	NodeMonitorGracePeriod time.Duration
 	// Logger receives the controllers' logs; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -142,7 +147,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{CRDCleanup, func() error { return crdcleanup.Setup(m, crdcleanup.Options{}) }},
 		{EventTTL, func() error { return eventttl.Setup(m, eventttl.Options{TTL: opts.EventTTL}) }},
 		{EndpointSlice, func() error { return endpoints.Setup(m, endpoints.Options{}) }},
-		{NodeLifecycle, func() error { return nodelifecycle.Setup(m, nodelifecycle.Options{}) }},
+		{NodeLifecycle, func() error {
+			return nodelifecycle.Setup(m, nodelifecycle.Options{GracePeriod: opts.NodeMonitorGracePeriod})
+		}},
 		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
 		{Scheduler, func() error { return scheduler.Setup(m, scheduler.Options{}) }},
 		{NodeAgent, func() error {
