@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
@@ -43,6 +44,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	nodes := fs.Int("nodes", 1, "simulated nodes to register (sim-node-0, ...); 0 for none. Nodes labelled setpoint.dev/simulated=true are simulated too")
 	clusterCIDR := fs.String("cluster-cidr", "10.244.0.0/16", "CIDR the simulated nodes' pod CIDRs (a /24 each) and pod IPs come from")
 	nodeGrace := fs.Duration("node-monitor-grace-period", 50*time.Second, "how long a node may go without a heartbeat (lease renewal or status) before it is marked NotReady (Unknown) and tainted unreachable; must exceed the 10 s lease renewal interval")
+	gcThreshold := fs.Int("terminated-pod-gc-threshold", podgc.DefaultTerminatedPodThreshold, "number of terminated pods that may exist before the pod garbage collector deletes the oldest; 0 or less turns that collection off")
 	serviceCIDR := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 CIDR Services' cluster IPs are allocated from; the first address is the kubernetes Service's")
 	nodePorts := fs.String("service-node-port-range", "30000-32767", "ports NodePort and LoadBalancer Services are allocated from")
 	var limits inflightLimits
@@ -88,7 +90,11 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
 		return 2
 	}
-	copts := controllers.Options{Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
+	threshold := *gcThreshold
+	if threshold <= 0 {
+		threshold = -1 // kube turns the collection off with any value <= 0
+	}
+	copts := controllers.Options{TerminatedPodGCThreshold: threshold, Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
 		Nodes: *nodes, ClusterCIDR: *clusterCIDR, NodeMonitorGracePeriod: *nodeGrace}
 	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	if err := limits.check(); err != nil {

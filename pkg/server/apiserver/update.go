@@ -3,8 +3,6 @@ package apiserver
 import (
 	"net/http"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/params"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
@@ -23,9 +21,16 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, req *request) er
 		return err
 	}
 	setWarnings(w, warnings)
-	return s.writeUpdate(w, r, req, dryRun, func(*unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		return u.DeepCopy(), nil
+	b, created, err := s.objects.Put(r.Context(), req.res, req.namespace, req.name, u, generic.UpdateOptions{
+		Subresource: req.subresource, DryRun: dryRun, FieldManager: params.Manager(r, req.query),
 	})
+	switch {
+	case err != nil:
+		return err
+	case created:
+		return s.writeObject(w, r, req.res, http.StatusCreated, b)
+	}
+	return s.writeResult(w, r, req, http.StatusOK, b)
 }
 
 // writeUpdate is the shared tail of PUT and PATCH: the store computes the

@@ -21,12 +21,14 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/disruption"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
@@ -43,11 +45,13 @@ const (
 	TaintEviction    = "tainteviction"
 	NodeAgent        = "nodeagent"
 	Scheduler        = "scheduler"
+	Disruption       = "disruption"
+	PodGC            = "podgc"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -78,6 +82,10 @@ type Options struct {
 	// and unreachable; 0 is 50 s, kube-controller-manager's default. It
 	// must exceed the lease renewal interval (10 s).
 	NodeMonitorGracePeriod time.Duration
+	// TerminatedPodGCThreshold is how many terminated pods may exist
+	// before the pod garbage collector deletes the oldest; 0 is 12500,
+	// negative turns that collection off.
+	TerminatedPodGCThreshold int
 	// Logger receives the controllers' logs; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -152,6 +160,10 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		}},
 		{TaintEviction, func() error { return tainteviction.Setup(m, tainteviction.Options{}) }},
 		{Scheduler, func() error { return scheduler.Setup(m, scheduler.Options{}) }},
+		{Disruption, func() error { return disruption.Setup(m, disruption.Options{}) }},
+		{PodGC, func() error {
+			return podgc.Setup(m, podgc.Options{TerminatedPodThreshold: opts.TerminatedPodGCThreshold})
+		}},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

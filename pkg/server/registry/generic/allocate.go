@@ -50,7 +50,7 @@ func (s *Store) allocate(ctx context.Context, res *registry.Resource, u, old *un
 		oldObj = old.Object
 	}
 	if errs := as.Allocate(u.Object, oldObj, taken); len(errs) > 0 {
-		return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+		return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
 	}
 	return s.allocMu.Unlock, nil
 }

@@ -59,7 +59,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		case opts.EmptyNamespace:
 			// kube-apiserver clears the object's namespace, then finds
 			// it missing.
-			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
+			return nil, apierror.Invalid(kindOf(res), u.GetName(), field.ErrorList{field.Required(field.NewPath("metadata", "namespace"), "")})
 		case got == "":
 			u.SetNamespace(ns)
 		case got != ns:
@@ -75,7 +75,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 	}
 	if res.Strategy != nil {
 		if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
-			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+			return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
 		}
 	}
 	generate := u.GetName() == "" && u.GetGenerateName() != ""
@@ -83,7 +83,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		u.SetName(u.GetGenerateName() + rand.String(5))
 	}
 	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
-		return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+		return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
 	}
 	if res.Namespaced {
 		if err := s.checkNamespace(ctx, u.GetNamespace(), gr, u.GetName()); err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -91,4 +93,15 @@ func AtRevision(obj []byte, rev int64) ([]byte, error) {
 		return nil, err
 	}
 	return servedBytes(u, rev)
+}
+
+// kindOf names res's kind in Invalid answers: a resource kept in
+// another's storage (events.k8s.io Events) is named by that one's group,
+// as kube-apiserver validates the stored kind.
+func kindOf(res *registry.Resource) schema.GroupKind {
+	gk := res.GroupVersionKind().GroupKind()
+	if !res.SharesStorage.Empty() {
+		gk.Group = res.StorageResource().Group
+	}
+	return gk
 }

@@ -145,7 +145,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 		if ss, ok := res.Strategy.(registry.StatusStrategy); ok {
 			next = u
 			if errs := ss.PrepareForStatusUpdate(next.Object, runtime.DeepCopyJSON(old.Object)); len(errs) > 0 {
-				return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+				return nil, apierror.Invalid(kindOf(res), next.GetName(), errs)
 			}
 			break
 		}
@@ -163,7 +163,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 		}
 		obj, errs := es.PrepareForEphemeralContainersUpdate(u.Object, runtime.DeepCopyJSON(old.Object))
 		if len(errs) > 0 {
-			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), u.GetName(), errs)
+			return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
 		}
 		next = &unstructured.Unstructured{Object: obj}
 		keepManagedFields(next, u)
@@ -177,6 +177,11 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 			return nil, apierror.PathNotFound()
 		}
 		next = &unstructured.Unstructured{Object: fs.PrepareForFinalize(u.Object, old.Object)}
+		if fv, ok := res.Strategy.(registry.FinalizeValidator); ok {
+			if errs := fv.ValidateFinalize(next.Object); len(errs) > 0 {
+				return nil, apierror.Invalid(kindOf(res), next.GetName(), errs)
+			}
+		}
 	default:
 		next = u
 		if res.StatusSubresource {
@@ -208,7 +213,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 	now := s.now()
 	if res.Strategy != nil && subresource == registry.SubresourceNone {
 		if errs := res.Strategy.PrepareForUpdate(now, next.Object, old.Object); len(errs) > 0 {
-			return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+			return nil, apierror.Invalid(kindOf(res), next.GetName(), errs)
 		}
 	}
 	if res.TracksGeneration {
@@ -232,7 +237,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 		errs = append(errs, res.Validate(ctx, next.Object, old.Object)...)
 	}
 	if len(errs) > 0 {
-		return nil, apierror.Invalid(res.GroupVersionKind().GroupKind(), next.GetName(), errs)
+		return nil, apierror.Invalid(kindOf(res), next.GetName(), errs)
 	}
 	return next, nil
 }
