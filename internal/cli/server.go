@@ -37,6 +37,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	quota := fs.Int64("quota-backend-bytes", storage.DefaultQuota, "size in bytes of data and history past which the store refuses creates and updates (deletes and compaction still work); 0 is the default, negative turns the quota off")
 	logLevel := fs.String("log-level", "info", "least severe level logged: debug, info, warn or error")
 	verbosity := fs.Int("v", 0, "log verbosity as kube components take it, instead of --log-level: 0 is info, 4 and above include debug")
+	profiling := fs.Bool("profiling", true, "serve Go's profiles at /debug/pprof/ to authenticated clients, as kube-apiserver's --profiling")
 	accessLog := fs.Bool("access-log", false, "log every request: method, path, user, response code and latency (never credentials)")
 	requestTimeout := fs.Duration("request-timeout", time.Minute, "longest time a request other than a watch may take; clients may ask for less with ?timeout=")
 	idleTimeout := fs.Duration("idle-timeout", 90*time.Second, "how long a keep-alive connection may sit idle before the server closes it")
@@ -96,7 +97,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	copts := controllers.Options{TerminatedPodGCThreshold: threshold, Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
 		Nodes: *nodes, ClusterCIDR: *clusterCIDR, NodeMonitorGracePeriod: *nodeGrace}
-	acfg := apiserver.Config{AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
+	acfg := apiserver.Config{DisableProfiling: !*profiling, AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	if err := limits.check(); err != nil {
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
 		return 2

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,6 +28,9 @@ var (
 	podsFlag    = flag.Int("perf.pods", 10000, "pods BenchmarkPods10k creates")
 	nodesFlag   = flag.Int("perf.nodes", 100, "simulated nodes BenchmarkPods10k's server runs (--nodes)")
 	clientsFlag = flag.Int("perf.clients", 64, "concurrent clients BenchmarkPods10k creates pods with")
+	// A CPU profile of the server over the run, from its /debug/pprof.
+	cpuProfileFlag = flag.String("perf.cpuprofile", "", "write the server's CPU profile over BenchmarkPods10k's run to this file")
+	profileSecs    = flag.Int("perf.profileseconds", 30, "seconds of -perf.cpuprofile")
 )
 
 const (
@@ -107,6 +112,12 @@ func runPods(b *testing.B, srv *serverProcess, n, nodes, clients int) podsRun {
 	watchErr := make(chan error, 1)
 	go func() { watchErr <- watchReady(ctx, admin, list.ResourceVersion, n, readyAll) }()
 
+	profiled := make(chan error, 1)
+	if *cpuProfileFlag != "" {
+		go func() { profiled <- serverProfile(srv.config, *cpuProfileFlag, *profileSecs) }()
+	} else {
+		profiled <- nil
+	}
 	b.StartTimer()
 	meter := startCPUMeter(b, srv)
 	start := time.Now()
@@ -122,8 +133,36 @@ func runPods(b *testing.B, srv *serverProcess, n, nodes, clients int) podsRun {
 	}
 	b.StopTimer()
 	r := podsRun{create: created.Sub(start), ready: ready.Sub(start), cpu: meter.stop(b), peakRSS: srv.peakRSS(b)}
+	if err := <-profiled; err != nil {
+		b.Errorf("server CPU profile: %v", err)
+	}
 	b.StartTimer()
 	return r
+}
+
+// serverProfile saves secs seconds of the server's CPU profile to file.
+func serverProfile(cfg *rest.Config, file string, secs int) error {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Get(cfg.Host + "/debug/pprof/profile?seconds=" + strconv.Itoa(secs))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // clientset is a client of its own (its own connection): protobuf, as

@@ -75,6 +75,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case path == "/version" || path == "/version/":
 		s.serveVersion(w, r)
+	case strings.HasPrefix(path, "/debug/pprof") && !s.cfg.DisableProfiling:
+		// kube-apiserver's --profiling, on by default: Go's profiles
+		// for whoever the server authenticates.
+		servePprof(w, r)
 	case path == "/metrics":
 		s.metrics.Handler().ServeHTTP(w, r)
 	case discovery.Match(path):

@@ -48,6 +48,9 @@ type Config struct {
 	// registry.DefaultServiceRanges. The "kubernetes" Service in default
 	// takes the first cluster IP.
 	ServiceRanges registry.ServiceRanges
+	// DisableProfiling turns off /debug/pprof, which is served to
+	// authenticated clients as kube-apiserver's --profiling does.
+	DisableProfiling bool
 	// AdvertiseAddress is the address the "kubernetes" Service's
 	// endpoints hold; zero is the address Run listens on.
 	AdvertiseAddress netip.AddrPort

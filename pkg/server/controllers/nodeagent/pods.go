@@ -30,6 +30,11 @@ type podReconciler struct {
 
 	mu   sync.Mutex
 	uids map[types.NamespacedName]types.UID // pods holding an address
+	// held are the addresses pods held when the agent started, by node,
+	// from one list of every pod; nil until that list is taken. Nodes
+	// are seeded from it as they first need an address, so the agent
+	// lists the pods once, not once per node.
+	held map[string]map[types.UID]string
 }
 
 func (r *podReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -120,20 +125,10 @@ func (r *podReconciler) podIP(ctx context.Context, node *corev1.Node, pod *corev
 		return "", time.Second, nil
 	}
 	if !r.ips.seeded(node.Name) {
-		var pods corev1.PodList
-		if err := r.cache.List(ctx, &pods); err != nil {
+		held, err := r.heldOn(ctx, node.Name)
+		if err != nil {
 			return "", 0, err
 		}
-		held := map[types.UID]string{}
-		r.mu.Lock()
-		for _, p := range pods.Items {
-			if p.Spec.NodeName == node.Name && p.Status.PodIP != "" && !p.Spec.HostNetwork &&
-				p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-				held[p.UID] = p.Status.PodIP
-				r.uids[keyOf(&p)] = p.UID
-			}
-		}
-		r.mu.Unlock()
 		r.ips.seed(node.Name, cidr.Masked(), held)
 	}
 	ip, err := r.ips.assign(node.Name, pod.UID)
@@ -144,6 +139,40 @@ func (r *podReconciler) podIP(ctx context.Context, node *corev1.Node, pod *corev
 	r.uids[keyOf(pod)] = pod.UID
 	r.mu.Unlock()
 	return ip, 0, nil
+}
+
+// heldOn returns the addresses pods held on node when the agent started,
+// listing every pod the first time it is asked.
+func (r *podReconciler) heldOn(ctx context.Context, node string) (map[types.UID]string, error) {
+	r.mu.Lock()
+	listed := r.held != nil
+	r.mu.Unlock()
+	if !listed {
+		var pods corev1.PodList
+		if err := r.cache.List(ctx, &pods); err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		if r.held == nil {
+			r.held = map[string]map[types.UID]string{}
+			for _, p := range pods.Items {
+				if p.Spec.NodeName != "" && p.Status.PodIP != "" && !p.Spec.HostNetwork &&
+					p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+					if r.held[p.Spec.NodeName] == nil {
+						r.held[p.Spec.NodeName] = map[types.UID]string{}
+					}
+					r.held[p.Spec.NodeName][p.UID] = p.Status.PodIP
+					r.uids[keyOf(&p)] = p.UID
+				}
+			}
+		}
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	held := r.held[node]
+	delete(r.held, node)
+	return held, nil
 }
 
 func (r *podReconciler) release(key types.NamespacedName) {
