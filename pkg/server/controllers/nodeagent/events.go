@@ -23,6 +23,7 @@ type kubeletEvents struct {
 
 	mu      sync.Mutex
 	ctx     context.Context // nil until Start
+	stopped bool            // Start is waiting for the broadcasters: no new ones
 	byNode  map[string]*events.Recorder
 	waiting []*events.Broadcaster // made before Start
 	running sync.WaitGroup
@@ -43,6 +44,11 @@ func (k *kubeletEvents) Start(ctx context.Context) error {
 	k.waiting = nil
 	k.mu.Unlock()
 	<-ctx.Done()
+	// No broadcaster may join once the wait begins: a WaitGroup's Add
+	// must not race its Wait.
+	k.mu.Lock()
+	k.stopped = true
+	k.mu.Unlock()
 	k.running.Wait()
 	return nil
 }
@@ -63,6 +69,9 @@ func (k *kubeletEvents) recorder(node string) *events.Recorder {
 	defer k.mu.Unlock()
 	if r, ok := k.byNode[node]; ok {
 		return r
+	}
+	if k.stopped {
+		return nil
 	}
 	b, err := events.NewBroadcaster(events.Options{Client: k.client, Host: node, Clock: k.clock, Logger: k.log})
 	if err != nil {
