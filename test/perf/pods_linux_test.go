@@ -31,6 +31,7 @@ var (
 	// A CPU profile of the server over the run, from its /debug/pprof.
 	cpuProfileFlag = flag.String("perf.cpuprofile", "", "write the server's CPU profile over BenchmarkPods10k's run to this file")
 	profileSecs    = flag.Int("perf.profileseconds", 30, "seconds of -perf.cpuprofile")
+	heapProfile    = flag.String("perf.heapprofile", "", "write the server's heap profile, taken once every pod is Ready, to this file")
 )
 
 const (
@@ -136,17 +137,27 @@ func runPods(b *testing.B, srv *serverProcess, n, nodes, clients int) podsRun {
 	if err := <-profiled; err != nil {
 		b.Errorf("server CPU profile: %v", err)
 	}
+	if *heapProfile != "" {
+		if err := serverProfileAt(srv.config, "/debug/pprof/heap", *heapProfile); err != nil {
+			b.Errorf("server heap profile: %v", err)
+		}
+	}
 	b.StartTimer()
 	return r
 }
 
 // serverProfile saves secs seconds of the server's CPU profile to file.
 func serverProfile(cfg *rest.Config, file string, secs int) error {
+	return serverProfileAt(cfg, "/debug/pprof/profile?seconds="+strconv.Itoa(secs), file)
+}
+
+// serverProfileAt saves what the server's path answers to file.
+func serverProfileAt(cfg *rest.Config, path, file string) error {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return err
 	}
-	resp, err := hc.Get(cfg.Host + "/debug/pprof/profile?seconds=" + strconv.Itoa(secs))
+	resp, err := hc.Get(cfg.Host + path)
 	if err != nil {
 		return err
 	}
