@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/podcondition"
+
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -192,20 +194,11 @@ func healthyPods(pods []*corev1.Pod, disrupted map[string]metav1.Time, now time.
 		if at, ok := disrupted[pod.Name]; ok && at.Add(DeletionTimeout).After(now) {
 			continue
 		}
-		if ready(pod) {
+		if podcondition.True(pod, corev1.PodReady) {
 			n++
 		}
 	}
 	return n
-}
-
-func ready(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // setAllowedCondition sets DisruptionAllowed from the allowance.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/podcondition"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -62,7 +64,7 @@ func endpointOf(svc *corev1.Service, pod *corev1.Pod) (discoveryv1.Endpoint, boo
 	// A terminating pod stays in slices (serving while it still passes
 	// readiness, never ready); the legacy Endpoints leave it out.
 	terminating := pod.DeletionTimestamp != nil
-	serving := podReady(pod) || svc.Spec.PublishNotReadyAddresses
+	serving := podcondition.True(pod, corev1.PodReady) || svc.Spec.PublishNotReadyAddresses
 	ready := serving && !terminating
 	ep := discoveryv1.Endpoint{
 		Addresses: []string{pod.Status.PodIP},
@@ -76,15 +78,6 @@ func endpointOf(svc *corev1.Service, pod *corev1.Pod) (discoveryv1.Endpoint, boo
 		ep.NodeName = &node
 	}
 	return ep, true
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // portsOf resolves svc's ports for pod: a numeric targetPort is taken

@@ -3,6 +3,8 @@ package tainteviction
 import (
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/toleration"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -23,7 +25,7 @@ func Due(pod *corev1.Pod, taints []corev1.Taint, now time.Time) (at time.Time, o
 		tolerated := false
 		for j := range pod.Spec.Tolerations {
 			tol := &pod.Spec.Tolerations[j]
-			if !tolerates(tol, t) {
+			if !toleration.Tolerates(tol, t) {
 				continue
 			}
 			tolerated = true
@@ -49,20 +51,4 @@ func Due(pod *corev1.Pod, taints []corev1.Taint, now time.Time) (at time.Time, o
 		return time.Time{}, false
 	}
 	return start.Add(min), true
-}
-
-// tolerates is kube v1.33's match of a toleration and a taint: the
-// effect and key match when set, and the value when the operator is
-// Equal (or empty).
-func tolerates(tol *corev1.Toleration, t *corev1.Taint) bool {
-	if tol.Effect != "" && tol.Effect != t.Effect || tol.Key != "" && tol.Key != t.Key {
-		return false
-	}
-	switch tol.Operator {
-	case "", corev1.TolerationOpEqual:
-		return tol.Value == t.Value
-	case corev1.TolerationOpExists:
-		return true
-	}
-	return false
 }

@@ -3,6 +3,8 @@ package placement
 import (
 	"fmt"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/toleration"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -26,7 +28,7 @@ func newCycle(pod *corev1.Pod, snap *Snapshot) *cycle {
 // stops at the first that fails, as kube does.
 func (c *cycle) filter(ni *NodeInfo) *Status {
 	node, pod := ni.Node, c.pod
-	if node.Spec.Unschedulable && !toleratedBy(pod.Spec.Tolerations, &unschedulableTaint) {
+	if node.Spec.Unschedulable && !toleration.Any(pod.Spec.Tolerations, &unschedulableTaint) {
 		return fail(UnschedulableAndUnresolvable, ReasonUnschedulable)
 	}
 	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {

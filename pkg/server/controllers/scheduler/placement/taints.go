@@ -1,37 +1,9 @@
 package placement
 
 import (
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/toleration"
 	corev1 "k8s.io/api/core/v1"
 )
-
-// tolerates reports whether a toleration matches a taint, by kube's
-// rules: an empty effect matches every effect, an empty key with Exists
-// matches every key, Exists ignores the value, Equal (the default)
-// compares it.
-func tolerates(t *corev1.Toleration, taint *corev1.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case corev1.TolerationOpEqual, "":
-		return t.Value == taint.Value
-	}
-	return false
-}
-
-func toleratedBy(tols []corev1.Toleration, taint *corev1.Taint) bool {
-	for i := range tols {
-		if tolerates(&tols[i], taint) {
-			return true
-		}
-	}
-	return false
-}
 
 // untoleratedTaint is the node's first NoSchedule or NoExecute taint the
 // pod does not tolerate (PreferNoSchedule only lowers the score).
@@ -41,7 +13,7 @@ func untoleratedTaint(taints []corev1.Taint, tols []corev1.Toleration) (*corev1.
 		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		if !toleratedBy(tols, t) {
+		if !toleration.Any(tols, t) {
 			return t, true
 		}
 	}
@@ -57,7 +29,7 @@ func countPreferNoSchedule(taints []corev1.Taint, tols []corev1.Toleration) int 
 		if t.Effect != corev1.TaintEffectPreferNoSchedule {
 			continue
 		}
-		if !toleratedBy(tols, t) {
+		if !toleration.Any(tols, t) {
 			n++
 		}
 	}
