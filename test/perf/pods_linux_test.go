@@ -111,7 +111,8 @@ func runPods(b *testing.B, srv *serverProcess, n, nodes, clients int) podsRun {
 	}
 	readyAll := make(chan time.Time, 1)
 	watchErr := make(chan error, 1)
-	go func() { watchErr <- watchReady(ctx, admin, list.ResourceVersion, n, readyAll) }()
+	var progress watchProgress
+	go func() { watchErr <- watchReady(ctx, admin, list.ResourceVersion, n, readyAll, &progress) }()
 
 	profiled := make(chan error, 1)
 	if *cpuProfileFlag != "" {
@@ -134,6 +135,7 @@ func runPods(b *testing.B, srv *serverProcess, n, nodes, clients int) podsRun {
 	}
 	b.StopTimer()
 	r := podsRun{create: created.Sub(start), ready: ready.Sub(start), cpu: meter.stop(b), peakRSS: srv.peakRSS(b)}
+	b.Logf("bound: %s; ready: %s", progress.bound.summary(start), progress.ready.summary(start))
 	if err := <-profiled; err != nil {
 		b.Errorf("server CPU profile: %v", err)
 	}
@@ -258,8 +260,9 @@ func createPods(b *testing.B, ctx context.Context, cs []*kubernetes.Clientset, n
 // watchReady watches the namespace's pods from rv and sends the moment
 // the n-th pod is first Running and Ready. When the server ends a watch
 // it resumes from the last event seen.
-func watchReady(ctx context.Context, cs kubernetes.Interface, rv string, n int, done chan<- time.Time) error {
+func watchReady(ctx context.Context, cs kubernetes.Interface, rv string, n int, done chan<- time.Time, progress *watchProgress) error {
 	ready := make(map[string]bool, n)
+	bound := make(map[string]bool, n)
 	for {
 		w, err := cs.CoreV1().Pods(podsNamespace).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
 		if err != nil {
@@ -279,10 +282,15 @@ func watchReady(ctx context.Context, cs kubernetes.Interface, rv string, n int, 
 				continue
 			}
 			rv = p.ResourceVersion
+			if ev.Type != watch.Bookmark && p.Spec.NodeName != "" && !bound[p.Name] {
+				bound[p.Name] = true
+				progress.bound.note(n, len(bound))
+			}
 			if ev.Type == watch.Bookmark || ready[p.Name] || p.Status.Phase != corev1.PodRunning || !podIsReady(p) {
 				continue
 			}
 			ready[p.Name] = true
+			progress.ready.note(n, len(ready))
 			if len(ready) == n {
 				done <- time.Now()
 				w.Stop()
@@ -302,4 +310,44 @@ func podIsReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// watchProgress notes when a watch saw half, nine tenths and all of the
+// pods bound to a node, and Ready: where the time between the last
+// create and the last Ready goes.
+type watchProgress struct {
+	bound, ready milestones
+}
+
+// milestones are the moments a count reached 50%, 90% and 100% of n.
+type milestones struct {
+	mu sync.Mutex
+	at [3]time.Time
+}
+
+func (m *milestones) note(n, count int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, frac := range []float64{0.5, 0.9, 1} {
+		if m.at[i].IsZero() && float64(count) >= frac*float64(n) {
+			m.at[i] = time.Now()
+		}
+	}
+}
+
+func (m *milestones) summary(start time.Time) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := ""
+	for i, label := range []string{"50%", "90%", "100%"} {
+		if i > 0 {
+			out += ", "
+		}
+		d := time.Duration(0)
+		if !m.at[i].IsZero() {
+			d = m.at[i].Sub(start).Round(10 * time.Millisecond)
+		}
+		out += fmt.Sprintf("%s at %v", label, d)
+	}
+	return out
 }

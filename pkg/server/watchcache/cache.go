@@ -21,9 +21,12 @@ type Cache struct {
 	objects map[string]*Object
 	keys    []string // sorted keys of objects; nil when stale
 	bytes   int64    // total JSON bytes of objects
-	// log holds the latest events in revision order; every event after
-	// logStart is in it.
+	// log[head:] holds the latest events in revision order; every event
+	// after logStart is in it. Dropped events are cleared in place and
+	// the live part is copied down only once it is the smaller half, so
+	// an append costs O(1) amortized however long the log is.
 	log      []*Event
+	head     int
 	logBytes int
 	logStart int64
 	lastRev  int64 // revision of the latest applied event
@@ -73,7 +76,7 @@ func (c *Cache) reset(items []*Object, rev int64) {
 		c.bytes += int64(len(o.JSON))
 	}
 	c.keys = nil
-	c.log, c.logBytes, c.logStart, c.lastRev = nil, 0, rev, rev
+	c.log, c.head, c.logBytes, c.logStart, c.lastRev = nil, 0, 0, rev, rev
 	for w := range c.watchers {
 		w.end(ErrExpired)
 	}
@@ -110,9 +113,12 @@ func (c *Cache) apply(se storage.Event) *Event {
 	decode := c.decode
 	c.mu.RUnlock()
 	var err error
+	offered := c.store.take(se.Key, se.Revision)
 	switch se.Type {
 	case storage.Added, storage.Modified:
-		ev.Object, err = decode(se.Key, se.Value, se.Revision)
+		if ev.Object = offered; ev.Object == nil {
+			ev.Object, err = decode(se.Key, se.Value, se.Revision)
+		}
 	case storage.Deleted:
 		ev.Object, err = decode(se.Key, se.PrevValue, se.Revision)
 	}
@@ -160,20 +166,22 @@ func (c *Cache) apply(se storage.Event) *Event {
 func (c *Cache) appendLog(ev *Event) {
 	c.log = append(c.log, ev)
 	c.logBytes += ev.size()
-	drop := 0
-	for drop < len(c.log) && (len(c.log)-drop > c.limits.MaxEvents || c.logBytes > c.limits.MaxBytes) {
-		c.logBytes -= c.log[drop].size()
-		c.logStart = c.log[drop].Revision
-		drop++
+	for c.head < len(c.log) && (len(c.log)-c.head > c.limits.MaxEvents || c.logBytes > c.limits.MaxBytes) {
+		c.logBytes -= c.log[c.head].size()
+		c.logStart = c.log[c.head].Revision
+		// Cleared so the backing array does not keep it alive.
+		c.log[c.head] = nil
+		c.head++
 	}
-	if drop > 0 {
-		// Copy down instead of reslicing so the backing array does not
-		// keep the dropped events alive.
-		n := copy(c.log, c.log[drop:])
+	if c.head > 0 && c.head >= len(c.log)-c.head {
+		n := copy(c.log, c.log[c.head:])
 		clear(c.log[n:])
-		c.log = c.log[:n]
+		c.log, c.head = c.log[:n], 0
 	}
 }
+
+// events is the live log.
+func (c *Cache) events() []*Event { return c.log[c.head:] }
 
 // Get returns the current object under key, or nil, and the revision the
 // answer is true at.
@@ -304,7 +312,7 @@ type Stats struct {
 func (c *Cache) Stats() Stats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return Stats{Objects: int64(len(c.objects)), Bytes: c.bytes, Watchers: len(c.watchers), LogEvents: len(c.log)}
+	return Stats{Objects: int64(len(c.objects)), Bytes: c.bytes, Watchers: len(c.watchers), LogEvents: len(c.events())}
 }
 
 func sortByKey(objs []*Object) {

@@ -36,6 +36,8 @@ type Store struct {
 	applied int64
 	rev     atomic.Int64
 
+	offered offers
+
 	progressMu sync.Mutex
 	progress   chan struct{} // closed when rev next advances
 	ready      chan struct{}

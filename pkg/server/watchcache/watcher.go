@@ -95,8 +95,9 @@ func (c *Cache) Watch(opts WatchOptions) (*Watcher, error) {
 		}
 		// The log is in revision order: find the first event after
 		// opts.After.
-		i := searchLog(c.log, opts.After)
-		for _, ev := range c.log[i:] {
+		log := c.events()
+		i := searchLog(log, opts.After)
+		for _, ev := range log[i:] {
 			if opts.Namespace == "" || ev.Object.Namespace == opts.Namespace {
 				w.Replay = append(w.Replay, ev)
 			}

@@ -128,6 +128,9 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 	if b, err = servedBytes(next, rev); err != nil {
 		return nil, false, apierror.Internal(err)
 	}
+	if next.GetDeletionTimestamp() == nil || held(res, next) {
+		s.offer(res, next, rev, b)
+	}
 	if err := s.afterWrite(ctx, res, name, rev); err != nil {
 		return nil, false, err
 	}
