@@ -43,6 +43,20 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	return s
 })
 
+// DecodeTyped is Decode for a body that arrived already typed (a
+// protobuf request): the object as unstructured content. A protobuf body
+// has no unknown or duplicate fields to report.
+func (r *Resource) DecodeTyped(typed runtime.Object) (map[string]any, error) {
+	if !r.Typed {
+		return nil, fmt.Errorf("%w: %s takes no typed body", ErrDecode, r.GroupVersionKind())
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDecode, err)
+	}
+	return obj, nil
+}
+
 // Decode turns a JSON request body into unstructured content. Typed kinds
 // go through their Go type, which rejects wrongly typed fields and drops
 // unknown ones; the unknown and duplicate fields found become warnings,

@@ -411,6 +411,8 @@ func TestWatchExpired(t *testing.T) {
 		kept int
 	}{
 		{name: "MaxEvents", limits: watchcache.Limits{MaxEvents: 5, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: 5},
+		// The log compacts its dropped head every other write.
+		{name: "MaxEvents, compacted often", limits: watchcache.Limits{MaxEvents: 2, MaxBytes: 1 << 20, WatchBuffer: 16}, kept: 2},
 		{name: "MaxBytes", limits: watchcache.Limits{MaxEvents: 100, MaxBytes: 3 * size, WatchBuffer: 16}, kept: 3},
 		// The byte bound holds however few events it leaves: the log
 		// used to keep 100 events past it.

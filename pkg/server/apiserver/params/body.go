@@ -56,19 +56,41 @@ func DecodeObject(w http.ResponseWriter, r *http.Request, res *registry.Resource
 	if err != nil {
 		return nil, nil, err
 	}
-	dup := yamlDuplicates(bf, body, fv)
-	if body, err = JSONBody(bf, body, res.GroupVersionKind()); err != nil {
-		return nil, nil, err
-	}
-	obj, warnings, err := res.Decode(body, fv)
-	if warnings, err = strictBody(res, dup, fv, warnings, err); err != nil {
-		return nil, nil, apierror.From(err, res.GroupResource(), name)
+	var obj map[string]any
+	var warnings []string
+	if bf == response.BodyProtobuf && res.Typed {
+		// Straight from the Go type: no JSON in between.
+		if obj, err = typedBody(body, res); err != nil {
+			return nil, nil, apierror.From(err, res.GroupResource(), name)
+		}
+	} else {
+		dup := yamlDuplicates(bf, body, fv)
+		if body, err = JSONBody(bf, body, res.GroupVersionKind()); err != nil {
+			return nil, nil, err
+		}
+		obj, warnings, err = res.Decode(body, fv)
+		if warnings, err = strictBody(res, dup, fv, warnings, err); err != nil {
+			return nil, nil, apierror.From(err, res.GroupResource(), name)
+		}
 	}
 	u := &unstructured.Unstructured{Object: obj}
 	if err := generic.CheckTypeMeta(u, res); err != nil {
 		return nil, nil, err
 	}
 	return u, warnings, nil
+}
+
+// typedBody decodes a protobuf body of res's kind into unstructured
+// content.
+func typedBody(body []byte, res *registry.Resource) (map[string]any, error) {
+	gvk, typed, err := protobuf.Default().Decode(body)
+	if err != nil {
+		return nil, apierror.BadRequest("the body is not a valid protobuf object: %v", err)
+	}
+	if want := res.GroupVersionKind(); gvk != want {
+		return nil, apierror.BadRequest("the body is a %s, not a %s", gvk, want)
+	}
+	return res.DecodeTyped(typed)
 }
 
 // JSONBody turns a YAML or protobuf request body into JSON; protobuf

@@ -182,9 +182,23 @@ func gvkString(gvk schema.GroupVersionKind) string {
 // they act on. DecodeToJSON returns an error, and never panics, on bytes
 // that are not such a body.
 func (c *Codec) DecodeToJSON(body []byte) (gvk schema.GroupVersionKind, out []byte, err error) {
+	gvk, obj, err := c.Decode(body)
+	if err != nil {
+		return gvk, nil, err
+	}
+	out, err = json.Marshal(obj)
+	if err != nil {
+		return gvk, nil, fmt.Errorf("%w: %s cannot be written as JSON: %v", ErrMalformed, gvk.Kind, err)
+	}
+	return gvk, out, nil
+}
+
+// Decode is DecodeToJSON without the JSON: the typed object, with
+// apiVersion and kind set from the envelope.
+func (c *Codec) Decode(body []byte) (gvk schema.GroupVersionKind, obj runtime.Object, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			gvk, out, err = schema.GroupVersionKind{}, nil, fmt.Errorf("%w: %w: %v", ErrMalformed, errDecodePanic, r)
+			gvk, obj, err = schema.GroupVersionKind{}, nil, fmt.Errorf("%w: %w: %v", ErrMalformed, errDecodePanic, r)
 		}
 	}()
 	if !bytes.HasPrefix(body, magic) {
@@ -208,16 +222,12 @@ func (c *Codec) DecodeToJSON(body []byte) (gvk schema.GroupVersionKind, out []by
 			return gvk, nil, fmt.Errorf("%w: %s", ErrUnsupportedKind, gvkString(gvk))
 		}
 	}
-	obj := info.new()
+	obj = info.new()
 	if err := obj.(protoMessage).Unmarshal(unk.Raw); err != nil {
 		return gvk, nil, fmt.Errorf("%w: %s: %v", ErrMalformed, gvk.Kind, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	out, err = json.Marshal(obj)
-	if err != nil {
-		return gvk, nil, fmt.Errorf("%w: %s cannot be written as JSON: %v", ErrMalformed, gvk.Kind, err)
-	}
-	return gvk, out, nil
+	return gvk, obj, nil
 }
 
 // EncodeObject turns the stored JSON of an object of kind gvk into a

@@ -45,7 +45,10 @@ type Options struct {
 	// the kubelet's nodeStatusReportFrequency. The Lease is what says a
 	// node is alive in between.
 	StatusInterval time.Duration
-	// Workers is how many pods are stepped at once; 0 is 8.
+	// Workers is how many pods are stepped at once; 0 is 64. Each real
+	// node runs its own kubelet, writing its pods' statuses beside the
+	// other nodes', so a few workers for every simulated node would
+	// queue what real nodes do side by side.
 	Workers int
 	// Clock is the time source of the steps, heartbeats and requeues;
 	// nil is the real clock.
@@ -105,7 +108,7 @@ func (o Options) config() (config, error) {
 		o.StatusInterval = 5 * time.Minute
 	}
 	if o.Workers <= 0 {
-		o.Workers = 8
+		o.Workers = 64
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}

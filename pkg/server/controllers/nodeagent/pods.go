@@ -1,7 +1,6 @@
 package nodeagent
 
 import (
-	"os"
 	"context"
 	"fmt"
 	"net/netip"
@@ -99,9 +98,6 @@ func (r *podReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 		pod = updated
 	}
 	rec := r.events.recorder(node.Name)
-	if os.Getenv("SETPOINT_NO_KUBELET_EVENTS") != "" {
-		rec = nil
-	}
 	for _, e := range step.Events {
 		rec.Event(pod, e.Type, e.Reason, e.Message)
 	}

@@ -25,7 +25,9 @@ type Options struct {
 	RetryUnschedulable time.Duration
 	// Workers is how many bindings may be in flight at once; decisions
 	// are still made one at a time, each seeing the pods placed before
-	// it. 0 means 16.
+	// it. 0 means 64: kube-scheduler binds each pod on its own goroutine,
+	// so under a burst of creates its binds keep pace with them rather
+	// than queueing behind a few workers.
 	Workers int
 	// Clock is the time source for back-off and condition times; nil is
 	// the real clock.
@@ -46,7 +48,7 @@ func (o Options) withDefaults() Options {
 		o.RetryUnschedulable = 5 * time.Minute
 	}
 	if o.Workers <= 0 {
-		o.Workers = 16
+		o.Workers = 64
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
