@@ -32,6 +32,10 @@ var (
 	cpuProfileFlag = flag.String("perf.cpuprofile", "", "write the server's CPU profile over BenchmarkPods10k's run to this file")
 	profileSecs    = flag.Int("perf.profileseconds", 30, "seconds of -perf.cpuprofile")
 	heapProfile    = flag.String("perf.heapprofile", "", "write the server's heap profile, taken once every pod is Ready, to this file")
+	// Another server instead of `setpoint server`: kube-apiserver, etcd,
+	// kube-scheduler and kwok, say, started by test/perf/kube/pods.sh.
+	kubeconfigFlag = flag.String("perf.kubeconfig", "", "run BenchmarkPods10k against the cluster of this kubeconfig (its nodes simulated already) instead of starting setpoint server")
+	pidsFlag       = flag.String("perf.pids", "", "with -perf.kubeconfig: the comma-separated PIDs of the cluster's processes, whose CPU and memory are measured")
 )
 
 const (
@@ -60,13 +64,24 @@ const (
 func BenchmarkPods10k(b *testing.B) {
 	requireBench(b)
 	n, nodes, clients := *podsFlag, *nodesFlag, *clientsFlag
-	bin := buildSetpoint(b)
 	var last podsRun
-	for b.Loop() {
-		b.StopTimer()
-		srv := startServerProcess(b, bin, "--nodes", strconv.Itoa(nodes))
-		b.StartTimer()
-		last = runPods(b, srv, n, nodes, clients)
+	if *kubeconfigFlag != "" {
+		if *pidsFlag == "" {
+			b.Fatal("-perf.kubeconfig needs -perf.pids")
+		}
+		// A cluster started outside serves one run: its pods stay.
+		srv := runningServer(b, *kubeconfigFlag, *pidsFlag)
+		for b.Loop() {
+			last = runPods(b, srv, n, nodes, clients)
+		}
+	} else {
+		bin := buildSetpoint(b)
+		for b.Loop() {
+			b.StopTimer()
+			srv := startServerProcess(b, bin, "--nodes", strconv.Itoa(nodes))
+			b.StartTimer()
+			last = runPods(b, srv, n, nodes, clients)
+		}
 	}
 	b.ReportMetric(last.create.Seconds(), "create-s")
 	b.ReportMetric(last.ready.Seconds(), "ready-s")

@@ -19,9 +19,11 @@ import (
 )
 
 // serverProcess is `setpoint server` running as a child process, so that
-// its CPU and memory are its own and not the benchmark's.
+// its CPU and memory are its own and not the benchmark's; or another
+// server already running, measured over all its processes (for one,
+// kube-apiserver, etcd, kube-scheduler and kwok).
 type serverProcess struct {
-	pid    int
+	pids   []int
 	config *rest.Config
 }
 
@@ -100,7 +102,7 @@ func startServerProcess(b *testing.B, bin string, args ...string) *serverProcess
 		b.Fatal(err)
 	}
 	cfg.QPS = -1 // the benchmark measures the server, not a client-side limiter
-	return &serverProcess{pid: cmd.Process.Pid, config: cfg}
+	return &serverProcess{pids: []int{cmd.Process.Pid}, config: cfg}
 }
 
 // clockTick is the unit of CPU times in /proc (USER_HZ, 100 on Linux).
@@ -166,7 +168,7 @@ type cpuMeter struct {
 func startCPUMeter(b *testing.B, s *serverProcess) *cpuMeter {
 	b.Helper()
 	m := &cpuMeter{server: s, start: time.Now()}
-	m.srv, m.self = processCPU(b, strconv.Itoa(s.pid)), processCPU(b, "self")
+	m.srv, m.self = s.cpu(b), processCPU(b, "self")
 	m.busy, m.total = machineCPU(b)
 	return m
 }
@@ -181,7 +183,7 @@ type cpuReport struct {
 
 func (m *cpuMeter) stop(b *testing.B) cpuReport {
 	b.Helper()
-	srv, self := processCPU(b, strconv.Itoa(m.server.pid)), processCPU(b, "self")
+	srv, self := m.server.cpu(b), processCPU(b, "self")
 	busy, total := machineCPU(b)
 	r := cpuReport{wall: time.Since(m.start), server: srv - m.srv, self: self - m.self}
 	if dt := total - m.total; dt > 0 {
@@ -192,11 +194,47 @@ func (m *cpuMeter) stop(b *testing.B) cpuReport {
 }
 
 // peakRSS is the server's peak resident memory so far (VmHWM), in MB.
+// For several processes it is the sum of their peaks, which may not have
+// come at the same moment: an upper bound.
 func (s *serverProcess) peakRSS(b *testing.B) float64 {
 	b.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	var mb float64
+	for _, pid := range s.pids {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		mb += procMB(b, status, "VmHWM:")
+	}
+	return mb
+}
+
+// cpu is the CPU time the server's processes have used.
+func (s *serverProcess) cpu(b *testing.B) time.Duration {
+	b.Helper()
+	var d time.Duration
+	for _, pid := range s.pids {
+		d += processCPU(b, strconv.Itoa(pid))
+	}
+	return d
+}
+
+// runningServer is a server started outside the benchmark: its
+// kubeconfig and the PIDs of its processes, comma-separated.
+func runningServer(b *testing.B, kubeconfig, pids string) *serverProcess {
+	b.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return procMB(b, status, "VmHWM:")
+	cfg.QPS = -1
+	s := &serverProcess{config: cfg}
+	for _, f := range strings.Split(pids, ",") {
+		pid, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("-perf.pids: %q is not a PID", f)
+		}
+		s.pids = append(s.pids, pid)
+	}
+	return s
 }
