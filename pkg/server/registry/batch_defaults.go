@@ -28,9 +28,7 @@ func defaultJob(job *batchv1.Job) {
 			spec.BackoffLimit = ptr.To[int32](6)
 		}
 	}
-	if job.Spec.Template.Labels != nil && len(job.Labels) == 0 {
-		job.Labels = job.Spec.Template.Labels
-	}
+	defaultJobLabels(job)
 	if spec.CompletionMode == nil {
 		spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
 	}
@@ -59,6 +57,17 @@ func defaultJob(job *batchv1.Job) {
 		spec.ManualSelector = ptr.To(false)
 	}
 	defaultPodSpec(&spec.Template.Spec)
+}
+
+// defaultJobLabels labels a Job without labels as its pods. The map is
+// shared, as in kube: labels the strategy then generates on the
+// template land on the Job too. kube also defaults on every decode, so
+// a Job whose template had no labels is served with the generated
+// ones; the strategy calls this again after generating them.
+func defaultJobLabels(job *batchv1.Job) {
+	if job.Spec.Template.Labels != nil && len(job.Labels) == 0 {
+		job.Labels = job.Spec.Template.Labels
+	}
 }
 
 // defaultCronJob is kube's SetObjectDefaults_CronJob. The job template

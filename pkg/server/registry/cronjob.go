@@ -146,7 +146,7 @@ func timeZoneErrors(tz *string, path *field.Path) field.ErrorList {
 func jobTemplateErrors(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	errs := jobTemplateSpecErrors(spec, path)
 	if spec.Selector != nil {
-		errs = append(errs, field.Invalid(path.Child("selector"), kubeValue{spec.Selector}, "`selector` will be auto-generated"))
+		errs = append(errs, field.Invalid(path.Child("selector"), metaValue(spec.Selector), "`selector` will be auto-generated"))
 	}
 	if ptr.Deref(spec.ManualSelector, false) {
 		errs = append(errs, field.NotSupported(path.Child("manualSelector"), true, []string{"nil", "false"}))

@@ -25,6 +25,7 @@ func (jobStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Error
 	defaultJob(&job)
 	if !*job.Spec.ManualSelector {
 		generateJobSelector(&job)
+		defaultJobLabels(&job)
 	}
 	// A new Job has not run: the controller fills the status.
 	job.Status = batchv1.JobStatus{}

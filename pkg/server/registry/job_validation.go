@@ -70,7 +70,7 @@ func generatedSelectorErrors(job *batchv1.Job, prefixed bool) field.ErrorList {
 		errs = append(errs, hasLabelErrors(job.Spec.Template.Labels, meta, key, want[key])...)
 	}
 	if sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector); err == nil && !sel.Matches(labels.Set(want)) {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), kubeValue{job.Spec.Selector}, "`selector` not auto-generated"))
+		errs = append(errs, field.Invalid(field.NewPath("spec", "selector"), metaValue(job.Spec.Selector), "`selector` not auto-generated"))
 	}
 	return errs
 }
