@@ -28,6 +28,7 @@ func (cronJobStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.E
 		return errs
 	}
 	defaultCronJob(&cj)
+	dropNewerJobFields(&cj.Spec.JobTemplate.Spec)
 	cj.Status = batchv1.CronJobStatus{}
 	errs := cronJobSpecErrors(&cj.Spec, nil, field.NewPath("spec"))
 	// kube checks the name it will store; a generated name is the
@@ -51,6 +52,7 @@ func (cronJobStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) fi
 		return errs
 	}
 	defaultCronJob(&cj)
+	dropNewerJobFields(&cj.Spec.JobTemplate.Spec)
 	cj.Status = prev.Status
 	// No name rule on update: CronJobs named before it existed can
 	// still be changed and deleted.

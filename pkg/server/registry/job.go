@@ -23,6 +23,7 @@ func (jobStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.Error
 		return errs
 	}
 	defaultJob(&job)
+	dropNewerJobFields(&job.Spec)
 	if !*job.Spec.ManualSelector {
 		generateJobSelector(&job)
 		defaultJobLabels(&job)
@@ -43,6 +44,7 @@ func (jobStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.
 	// Defaults apply on every decode, so an update that leaves a
 	// defaulted field out compares equal to the stored Job.
 	defaultJob(&job)
+	dropNewerJobFields(&job.Spec)
 	job.Status = prev.Status
 	opts := jobUpdateOptions(&prev)
 	errs := jobErrors(&job, opts)
@@ -127,4 +129,12 @@ func jobUpdateOptions(prev *batchv1.Job) jobOptions {
 		invalidSelectorValues: metavalidation.LabelSelectorHasInvalidLabelValue(prev.Spec.Selector),
 		mutableScheduling:     ptr.Deref(prev.Spec.Suspend, false) && prev.Status.StartTime == nil,
 	}
+}
+
+// dropNewerJobFields clears what kube-apiserver v1.33 does not know of
+// a Job spec: spec.scheduling came in a later version, behind a feature
+// gate, and kube drops a disabled gate's fields. Nothing stored has it,
+// so an update drops it too.
+func dropNewerJobFields(spec *batchv1.JobSpec) {
+	spec.Scheduling = nil
 }

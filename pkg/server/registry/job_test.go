@@ -441,3 +441,14 @@ func TestJobStatusUpdate(t *testing.T) {
 		})
 	}
 }
+
+// TestJobNewerFieldsDropped: spec.scheduling is not a v1.33 field.
+func TestJobNewerFieldsDropped(t *testing.T) {
+	got, errs := createJob(t, newJob(func(j *batchv1.Job) { j.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{} }))
+	if len(errs) > 0 {
+		t.Fatal(errorLines(errs))
+	}
+	if got.Spec.Scheduling != nil {
+		t.Errorf("spec.scheduling kept: %+v", got.Spec.Scheduling)
+	}
+}
