@@ -73,11 +73,15 @@ func TestJobCells(t *testing.T) {
 		{"failed", func(j *batchv1.Job) {
 			j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobFailureTarget, "True"), cond(batchv1.JobFailed, "True")}
 		}, "Failed", "0/1", ""},
-		{"failing", func(j *batchv1.Job) { j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobFailureTarget, "True")} },
+		{"failing", func(j *batchv1.Job) {
+			j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobFailureTarget, "True")}
+		},
 			"FailureTarget", "0/1", ""},
 		{"suspended", func(j *batchv1.Job) { j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobSuspended, "True")} },
 			"Suspended", "0/1", ""},
-		{"resumed", func(j *batchv1.Job) { j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobSuspended, "False")} },
+		{"resumed", func(j *batchv1.Job) {
+			j.Status.Conditions = []batchv1.JobCondition{cond(batchv1.JobSuspended, "False")}
+		},
 			"Running", "0/1", ""},
 		{"deleting", func(j *batchv1.Job) { j.DeletionTimestamp = &ended }, "Terminating", "0/1", ""},
 		{"a work queue", func(j *batchv1.Job) { j.Spec.Completions, j.Spec.Parallelism = nil, ptr.To[int32](4) }, "Running", "0/1 of 4", ""},
