@@ -52,7 +52,7 @@ func TestLayering(t *testing.T) {
 		{
 			name: "the runtime half does not import the server half",
 			packages: []string{"pkg/client", "pkg/cache", "pkg/workqueue", "pkg/controller", "pkg/manager", "pkg/leaderelection",
-				"pkg/finalizer", "pkg/fsm", "pkg/predicate", "pkg/reconcile", "pkg/events", "pkg/clock"},
+				"pkg/finalizer", "pkg/fsm", "pkg/predicate", "pkg/reconcile", "pkg/events", "pkg/clock", "pkg/cron"},
 			forbidden: []string{"pkg/server", "pkg/storage"},
 		},
 	}

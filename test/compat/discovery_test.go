@@ -55,6 +55,8 @@ func TestDiscovery(t *testing.T) {
 		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}, nil},
 		{"coordination.k8s.io/v1", "leases", "Lease", true, nil, nil},
 		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}, nil},
+		{"batch/v1", "jobs", "Job", true, nil, nil},
+		{"batch/v1", "cronjobs", "CronJob", true, []string{"cj"}, nil},
 	}
 	for _, legacy := range []bool{false, true} {
 		name := "aggregated"
@@ -115,6 +117,7 @@ func TestDiscovery(t *testing.T) {
 			for _, sub := range []struct{ gv, name string }{
 				{"v1", "namespaces/status"}, {"apiextensions.k8s.io/v1", "customresourcedefinitions/status"},
 				{"v1", "pods/status"}, {"v1", "nodes/status"},
+				{"batch/v1", "jobs/status"}, {"batch/v1", "cronjobs/status"},
 			} {
 				if _, ok := findResource(lists, sub.gv, sub.name); !ok {
 					t.Errorf("ServerGroupsAndResources: no subresource %s in %s", sub.name, sub.gv)

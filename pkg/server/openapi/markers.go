@@ -169,6 +169,16 @@ var fieldMarkers = map[string]map[string]any{
 	apiext + "JSONSchemaProps.anyOf":                                    listAtomic,
 	apiext + "JSONSchemaProps.x-kubernetes-list-map-keys":               listAtomic,
 	apiext + "JSONSchemaProps.x-kubernetes-validations":                 listMap("rule"),
+
+	// batch/v1, as kube-apiserver v1.33 publishes it.
+	"io.k8s.api.batch.v1.CronJobStatus.active":                          listAtomic,
+	"io.k8s.api.batch.v1.JobStatus.conditions":                          listAtomic,
+	"io.k8s.api.batch.v1.PodFailurePolicy.rules":                        listAtomic,
+	"io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement.values": listSet,
+	"io.k8s.api.batch.v1.PodFailurePolicyRule.onPodConditions":          listAtomic,
+	"io.k8s.api.batch.v1.SuccessPolicy.rules":                           listAtomic,
+	"io.k8s.api.batch.v1.UncountedTerminatedPods.failed":                listSet,
+	"io.k8s.api.batch.v1.UncountedTerminatedPods.succeeded":             listSet,
 }
 
 var (

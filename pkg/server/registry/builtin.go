@@ -29,7 +29,7 @@ func BuiltinWith(o BuiltinOptions) []*Resource {
 	if o.Services.NodePorts == [2]int{} {
 		o.Services.NodePorts = DefaultServiceRanges().NodePorts
 	}
-	return append(coreBuiltins(), networkBuiltins(o)...)
+	return append(append(coreBuiltins(), networkBuiltins(o)...), batchBuiltins()...)
 }
 
 // coreBuiltins are the kinds that need no options.

@@ -47,6 +47,14 @@ type DeleteAnswerStrategy interface {
 	ReturnsDeletedObject()
 }
 
+// OrphanStrategy is implemented by kinds whose dependents a delete
+// orphans when it names no propagation policy and the object holds no
+// garbage-collection finalizer (kube's DefaultGarbageCollectionPolicy
+// OrphanDependents): batch/v1 Jobs.
+type OrphanStrategy interface {
+	OrphansByDefault()
+}
+
 // Creater is the strategy of a kind that is not stored (Verbs without
 // "list"): a create is answered by Create, from the request's context,
 // as SelfSubjectReview answers who the caller is.

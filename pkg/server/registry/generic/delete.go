@@ -64,6 +64,7 @@ func (s *Store) Delete(ctx context.Context, res *registry.Resource, ns, name str
 func (s *Store) deleteStored(ctx context.Context, res *registry.Resource, kv storage.KeyValue, opts DeleteOptions) (Deleted, error) {
 	gr := res.GroupResource()
 	prop := propagation{policy: opts.PropagationPolicy, orphan: opts.OrphanDependents}
+	_, prop.orphanByDefault = res.Strategy.(registry.OrphanStrategy)
 	for attempt := 0; ; attempt++ {
 		u, err := ParseObject(kv.Value)
 		if err != nil {

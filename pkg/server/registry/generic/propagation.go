@@ -21,13 +21,16 @@ const (
 type propagation struct {
 	policy metav1.DeletionPropagation // "" when not given
 	orphan *bool                      // orphanDependents, when given
+	// orphanByDefault: the kind orphans when neither is given
+	// (registry.OrphanStrategy).
+	orphanByDefault bool
 }
 
 // withGCFinalizers returns the object's finalizers as the delete leaves
 // them, and whether they changed. As kube-apiserver decides: an explicit
 // policy wins; without one, the finalizers already there stand (a
-// second delete without options changes nothing); Background removes
-// both.
+// second delete without options changes nothing), and without those
+// the kind's default applies; Background removes both.
 func (p propagation) withGCFinalizers(u *unstructured.Unstructured) ([]string, bool) {
 	fins := u.GetFinalizers()
 	has := func(f string) bool { return slices.Contains(fins, f) }
@@ -38,6 +41,8 @@ func (p propagation) withGCFinalizers(u *unstructured.Unstructured) ([]string, b
 		foreground = p.policy == metav1.DeletePropagationForeground
 	case p.orphan != nil:
 		orphan, foreground = *p.orphan, false
+	case !orphan && !foreground && p.orphanByDefault:
+		orphan = true
 	}
 	out := slices.DeleteFunc(slices.Clone(fins), func(f string) bool {
 		return f == finalizerOrphan || f == finalizerForeground
