@@ -29,7 +29,7 @@ func TestDecodeTypedMatchesDecode(t *testing.T) {
 			Spec: corev1.PodSpec{
 				TerminationGracePeriodSeconds: &grace,
 				Containers: []corev1.Container{{Name: "c", Image: "nginx",
-					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
+					Resources:      corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
 					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromString("http")}}},
 					Ports:          []corev1.ContainerPort{},
 				}},

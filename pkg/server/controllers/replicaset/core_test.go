@@ -116,7 +116,9 @@ func TestDeletionOrder(t *testing.T) {
 		return func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(t0.Add(-d)) }
 	}
 	restarts := func(n int32) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: n}} }
+		return func(p *corev1.Pod) {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: n}}
+		}
 	}
 	on := func(node string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.NodeName = node } }
 	phase := func(ph corev1.PodPhase) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Status.Phase = ph } }
@@ -135,15 +137,15 @@ func TestDeletionOrder(t *testing.T) {
 			want: []string{"lo", "bad", "hi"}},
 		{name: "doubled-up node first", pods: []*corev1.Pod{pod("alone", ready, on("n1")), pod("crowded", ready, on("n2"))},
 			related: []*corev1.Pod{pod("x", on("n2")), pod("y", on("n2")), pod("alone", on("n1"))}, want: []string{"crowded", "alone"}},
-		{name: "ready for less time first", pods: []*corev1.Pod{pod("old", readyAt(t0.Add(-10 * time.Hour))), pod("new", readyAt(t0.Add(-time.Minute)))},
+		{name: "ready for less time first", pods: []*corev1.Pod{pod("old", readyAt(t0.Add(-10*time.Hour))), pod("new", readyAt(t0.Add(-time.Minute)))},
 			want: []string{"new", "old"}},
 		{name: "more restarts first", pods: []*corev1.Pod{pod("calm", ready, restarts(0)), pod("flappy", ready, restarts(4))}, want: []string{"flappy", "calm"}},
-		{name: "newer first", pods: []*corev1.Pod{pod("older", ready, created(10 * time.Hour)), pod("newer", ready, created(time.Minute))},
+		{name: "newer first", pods: []*corev1.Pod{pod("older", ready, created(10*time.Hour)), pod("newer", ready, created(time.Minute))},
 			want: []string{"newer", "older"}},
 		// 40 and 70 minutes old share a power of two of age (2^41 ns is
 		// 36.7 minutes, 2^42 is 73.3): the UID
 		// decides ("a-uid" < "b-uid").
-		{name: "same age bucket by uid", pods: []*corev1.Pod{pod("b", ready, created(40 * time.Minute)), pod("a", ready, created(70 * time.Minute))},
+		{name: "same age bucket by uid", pods: []*corev1.Pod{pod("b", ready, created(40*time.Minute)), pod("a", ready, created(70*time.Minute))},
 			want: []string{"a", "b"}},
 	}
 	for _, tt := range tests {
@@ -216,7 +218,7 @@ func TestStatus(t *testing.T) {
 		},
 		{
 			name: "minReadySeconds holds availability back", minReady: 30,
-			owned:       []*corev1.Pod{pod("a", readyAt(t0.Add(-10 * time.Second))), pod("b", readyAt(t0.Add(-time.Minute)))},
+			owned:       []*corev1.Pod{pod("a", readyAt(t0.Add(-10*time.Second))), pod("b", readyAt(t0.Add(-time.Minute)))},
 			want:        appsv1.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 1, ObservedGeneration: 2},
 			wantRecheck: 20 * time.Second,
 		},
