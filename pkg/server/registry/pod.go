@@ -31,6 +31,7 @@ func (podStrategy) PrepareForCreate(now time.Time, obj map[string]any) field.Err
 	}
 	defaultPod(&pod)
 	admitPod(&pod)
+	mergeAffinityLabelKeys(&pod)
 	// A new pod starts Pending whatever the client says; the
 	// scheduler and kubelet move it on through the status.
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&pod.Spec)}

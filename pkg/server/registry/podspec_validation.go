@@ -13,44 +13,70 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// podSpecErrors ports the rules of kube's ValidatePodSpec that clients
-// meet most: containers, restart and DNS policy, resources, probes,
-// ports, tolerations, with kube's paths and messages. Rules on volumes'
-// sources, affinity, topology spread and security contexts are not
-// ported yet.
+// podSpecErrors is kube's ValidatePodSpec for a new object, with kube's
+// paths, types and messages, in kube's order: volumes and their sources
+// (podspec_volumes.go), containers with their ports, env, mounts,
+// resources, probes and security contexts, restart and DNS policy, the
+// pod's security context (podspec_security.go), affinity
+// (podspec_affinity.go), DNS config and host aliases (podspec_dns.go),
+// readiness and scheduling gates, topology spread (podspec_spread.go),
+// names, tolerations, overhead and the OS-specific fields.
+//
+// Not ported: volume sources of in-tree cloud and network drivers
+// beyond the one-source rule, CSI driver names, Windows security
+// options' own formats, host-process pods, pod-level resources,
+// resize policies, resource claims, and the rules that need the pod's
+// name (ephemeral volumes' claim names).
 func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(path.Child("terminationGracePeriodSeconds"), ""))
 	}
-	errs = append(errs, volumeErrors(spec.Volumes, path.Child("volumes"))...)
-	vols := sets.New[string]()
-	for _, v := range spec.Volumes {
-		vols.Insert(v.Name)
-	}
-	errs = append(errs, containersErrors(spec.Containers, vols, path.Child("containers"))...)
-	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
+	vols, verrs := volumeErrors(spec.Volumes, path.Child("volumes"))
+	errs = append(errs, verrs...)
+	users := hostUsers(spec)
+	errs = append(errs, containersErrors(spec.Containers, vols, users, path.Child("containers"))...)
+	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, users, path.Child("initContainers"))...)
+	errs = append(errs, hostNetworkPortErrors(spec, path)...)
 	errs = append(errs, oneOf(path.Child("restartPolicy"), string(spec.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, oneOf(path.Child("dnsPolicy"), string(spec.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metavalidation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	errs = append(errs, podSecurityErrors(spec, path.Child("securityContext"))...)
+	errs = append(errs, pullSecretErrors(spec.ImagePullSecrets, path.Child("imagePullSecrets"))...)
+	errs = append(errs, affinityErrors(spec.Affinity, path.Child("affinity"))...)
+	errs = append(errs, dnsConfigErrors(spec, path.Child("dnsConfig"))...)
+	errs = append(errs, readinessGateErrors(spec.ReadinessGates, path.Child("readinessGates"))...)
+	errs = append(errs, schedulingGateErrors(spec.SchedulingGates, path.Child("schedulingGates"))...)
+	errs = append(errs, spreadErrors(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
+	errs = append(errs, hostUsersErrors(spec, path)...)
 	if spec.ServiceAccountName != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(spec.ServiceAccountName) {
-			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), spec.ServiceAccountName, msg))
-		}
+		errs = append(errs, dns1123SubdomainErrors(spec.ServiceAccountName, path.Child("serviceAccountName"))...)
 	}
 	if spec.NodeName != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(spec.NodeName) {
-			errs = append(errs, field.Invalid(path.Child("nodeName"), spec.NodeName, msg))
-		}
+		errs = append(errs, dns1123SubdomainErrors(spec.NodeName, path.Child("nodeName"))...)
 	}
 	if v := spec.ActiveDeadlineSeconds; v != nil && (*v < 1 || *v > 1<<31-1) {
 		errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), *v, validation.InclusiveRangeError(1, 1<<31-1)))
 	}
+	if spec.Hostname != "" {
+		errs = append(errs, dns1123LabelErrors(spec.Hostname, path.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, dns1123LabelErrors(spec.Subdomain, path.Child("subdomain"))...)
+	}
 	errs = append(errs, tolerationErrors(spec.Tolerations, path.Child("tolerations"))...)
+	errs = append(errs, hostAliasErrors(spec.HostAliases, path.Child("hostAliases"))...)
+	if spec.PriorityClassName != "" {
+		errs = append(errs, dns1123SubdomainErrors(spec.PriorityClassName, path.Child("priorityClassName"))...)
+	}
+	if spec.RuntimeClassName != nil {
+		errs = append(errs, dns1123SubdomainErrors(*spec.RuntimeClassName, path.Child("runtimeClassName"))...)
+	}
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, oneOf(path.Child("preemptionPolicy"), string(*spec.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
 	}
-	return errs
+	errs = append(errs, overheadErrors(spec.Overhead, path.Child("overhead"))...)
+	return append(errs, osErrors(spec, path)...)
 }
 
 // oneOf is kube's Required-or-NotSupported check of an enum field.
@@ -64,27 +90,7 @@ func oneOf(path *field.Path, v string, allowed ...string) field.ErrorList {
 	return nil
 }
 
-func volumeErrors(vols []corev1.Volume, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := sets.New[string]()
-	for i, v := range vols {
-		p := path.Index(i).Child("name")
-		switch {
-		case v.Name == "":
-			errs = append(errs, field.Required(p, ""))
-		case len(validation.IsDNS1123Label(v.Name)) > 0:
-			for _, msg := range validation.IsDNS1123Label(v.Name) {
-				errs = append(errs, field.Invalid(p, v.Name, msg))
-			}
-		case seen.Has(v.Name):
-			errs = append(errs, field.Duplicate(p, v.Name))
-		}
-		seen.Insert(v.Name)
-	}
-	return errs
-}
-
-func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+func containersErrors(cs []corev1.Container, vols sets.Set[string], hostUsers bool, path *field.Path) field.ErrorList {
 	if len(cs) == 0 {
 		return field.ErrorList{field.Required(path, "")}
 	}
@@ -93,7 +99,7 @@ func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, vols, p)...)
+		errs = append(errs, containerErrors(c, vols, hostUsers, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -111,7 +117,7 @@ func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.
 	return errs
 }
 
-func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], hostUsers bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -120,7 +126,7 @@ func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string],
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, vols, p)...)
+		errs = append(errs, containerErrors(c, vols, hostUsers, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -146,8 +152,9 @@ func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string],
 }
 
 // containerErrors is kube's validateContainerCommon, less volume
-// devices and security contexts; vols are the pod's volume names.
-func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) field.ErrorList {
+// devices and resize policies; vols are the pod's valid volumes'
+// names.
+func containerErrors(c *corev1.Container, vols sets.Set[string], hostUsers bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
@@ -175,37 +182,10 @@ func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) 
 			errs = append(errs, field.Invalid(np, e.Name, msg))
 		}
 	}
-	errs = append(errs, mountErrors(c.VolumeMounts, vols, p.Child("volumeMounts"))...)
+	errs = append(errs, mountErrors(c, vols, p.Child("volumeMounts"))...)
 	errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, resourceErrors(&c.Resources, p.Child("resources"))...)
-	return errs
-}
-
-// mountErrors is kube's ValidateVolumeMounts for names and paths: a
-// mount names a volume of the pod, at a path no other mount uses.
-func mountErrors(mounts []corev1.VolumeMount, vols sets.Set[string], path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	paths := sets.New[string]()
-	for i, m := range mounts {
-		p := path.Index(i)
-		if m.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		}
-		if !vols.Has(m.Name) {
-			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
-		}
-		if m.MountPath == "" {
-			errs = append(errs, field.Required(p.Child("mountPath"), ""))
-		}
-		if paths.Has(m.MountPath) {
-			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
-		}
-		paths.Insert(m.MountPath)
-		if m.SubPath != "" && m.SubPathExpr != "" {
-			errs = append(errs, field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
-		}
-	}
-	return errs
+	return append(errs, containerSecurityErrors(c.SecurityContext, hostUsers, p.Child("securityContext"))...)
 }
 
 func portErrors(ports []corev1.ContainerPort, path *field.Path) field.ErrorList {
