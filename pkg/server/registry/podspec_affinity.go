@@ -93,7 +93,7 @@ func nodeSelectorRequirementErrors(r corev1.NodeSelectorRequirement, values bool
 	default:
 		errs = append(errs, field.Invalid(p.Child("operator"), r.Operator, "not a valid selector operator"))
 	}
-	errs = append(errs, metavalidation.ValidateLabelName(r.Key, p.Child("key"))...)
+	errs = append(errs, labelNameErrors(r.Key, p.Child("key"))...)
 	if values {
 		for i, v := range r.Values {
 			for _, msg := range validation.IsValidLabelValue(v) {
@@ -179,7 +179,7 @@ func podAffinityTermErrors(t *corev1.PodAffinityTerm, p *field.Path) field.Error
 	if t.TopologyKey == "" {
 		errs = append(errs, field.Required(p.Child("topologyKey"), "can not be empty"))
 	}
-	return append(errs, metavalidation.ValidateLabelName(t.TopologyKey, p.Child("topologyKey"))...)
+	return append(errs, labelNameErrors(t.TopologyKey, p.Child("topologyKey"))...)
 }
 
 // labelKeysErrors is kube's validateLabelKeys: label names, and only
@@ -193,7 +193,7 @@ func labelKeysErrors(keys []string, sel *metav1.LabelSelector, p *field.Path) fi
 	}
 	var errs field.ErrorList
 	for i, k := range keys {
-		errs = append(errs, metavalidation.ValidateLabelName(k, p.Index(i))...)
+		errs = append(errs, labelNameErrors(k, p.Index(i))...)
 	}
 	return errs
 }

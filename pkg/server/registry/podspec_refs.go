@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -25,7 +27,7 @@ func pullSecretErrors(refs []corev1.LocalObjectReference, path *field.Path) fiel
 func readinessGateErrors(gates []corev1.PodReadinessGate, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, g := range gates {
-		errs = append(errs, metavalidation.ValidateLabelName(string(g.ConditionType), path.Index(i).Child("conditionType"))...)
+		errs = append(errs, labelNameErrors(string(g.ConditionType), path.Index(i).Child("conditionType"))...)
 	}
 	return errs
 }
@@ -36,7 +38,7 @@ func schedulingGateErrors(gates []corev1.PodSchedulingGate, path *field.Path) fi
 	var errs field.ErrorList
 	seen := sets.New[string]()
 	for i, g := range gates {
-		errs = append(errs, metavalidation.ValidateLabelName(g.Name, path.Index(i))...)
+		errs = append(errs, labelNameErrors(g.Name, path.Index(i))...)
 		if seen.Has(g.Name) {
 			errs = append(errs, field.Duplicate(path.Index(i), g.Name))
 		}
@@ -73,4 +75,18 @@ func overheadErrors(o corev1.ResourceList, p *field.Path) field.ErrorList {
 		return nil
 	}
 	return resourceErrors(&corev1.ResourceRequirements{Limits: o}, p)
+}
+
+// labelNameErrors is kube v1.33's ValidateLabelName (its
+// ValidateQualifiedName too). The apimachinery this module builds with
+// words one message differently, for a key with more than one slash;
+// this keeps v1.33's words.
+func labelNameErrors(v string, p *field.Path) field.ErrorList {
+	errs := metavalidation.ValidateLabelName(v, p)
+	for _, e := range errs {
+		if rest, ok := strings.CutPrefix(e.Detail, "a valid label key "); ok {
+			e.Detail = "a qualified name " + rest
+		}
+	}
+	return errs
 }

@@ -77,7 +77,7 @@ func spreadLabelKeysErrors(c *corev1.TopologySpreadConstraint, p *field.Path) fi
 		errs = append(errs, field.Forbidden(p, "must not be specified when labelSelector is not set"))
 	}
 	for i, k := range c.MatchLabelKeys {
-		errs = append(errs, metavalidation.ValidateLabelName(k, p.Index(i))...)
+		errs = append(errs, labelNameErrors(k, p.Index(i))...)
 		if used.Has(k) {
 			errs = append(errs, field.Invalid(p.Index(i), k, "exists in both matchLabelKeys and labelSelector"))
 		}

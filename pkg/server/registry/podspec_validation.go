@@ -368,7 +368,7 @@ func tolerationErrors(ts []corev1.Toleration, path *field.Path) field.ErrorList 
 	for i, t := range ts {
 		p := path.Index(i)
 		if t.Key != "" {
-			errs = append(errs, metavalidation.ValidateLabelName(t.Key, p.Child("key"))...)
+			errs = append(errs, labelNameErrors(t.Key, p.Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
 			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator,

@@ -252,9 +252,9 @@ func volumeFieldRefErrors(fs *corev1.ObjectFieldSelector, p *field.Path) field.E
 	if subscripted {
 		switch base {
 		case "metadata.annotations":
-			return metavalidation.ValidateLabelName(strings.ToLower(key), p)
+			return labelNameErrors(strings.ToLower(key), p)
 		case "metadata.labels":
-			return metavalidation.ValidateLabelName(key, p)
+			return labelNameErrors(key, p)
 		}
 		return field.ErrorList{field.Invalid(p.Child("fieldPath"), fs.FieldPath,
 			"error converting fieldPath: field label does not support subscript: "+fs.FieldPath)}
