@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,31 +35,48 @@ func dnsConfigErrors(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	if len(c.Nameservers) > maxNameservers {
-		errs = append(errs, field.Invalid(p.Child("nameservers"), c.Nameservers, fmt.Sprintf("must not have more than %v nameservers", maxNameservers)))
+		errs = append(errs, field.Invalid(p.Child("nameservers"), printedAs(fmt.Sprintf("%#v", c.Nameservers)), fmt.Sprintf("must not have more than %v nameservers", maxNameservers)))
 	}
 	for i, ns := range c.Nameservers {
 		// Legacy parsing, StrictIPCIDRValidation being off in v1.33.
 		errs = append(errs, validation.IsValidIPForLegacyField(p.Child("nameservers").Index(i), ns, false, nil)...)
 	}
 	if len(c.Searches) > maxSearchPaths {
-		errs = append(errs, field.Invalid(p.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v search paths", maxSearchPaths)))
+		errs = append(errs, field.Invalid(p.Child("searches"), printedAs(fmt.Sprintf("%#v", c.Searches)), fmt.Sprintf("must not have more than %v search paths", maxSearchPaths)))
 	}
 	if len(strings.Join(c.Searches, " ")) > maxSearchLength {
-		errs = append(errs, field.Invalid(p.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v characters (including spaces) in the search list", maxSearchLength)))
+		errs = append(errs, field.Invalid(p.Child("searches"), printedAs(fmt.Sprintf("%#v", c.Searches)), fmt.Sprintf("must not have more than %v characters (including spaces) in the search list", maxSearchLength)))
 	}
 	for i, s := range c.Searches {
 		if s == "." {
 			continue
 		}
 		s = strings.TrimSuffix(s, ".")
-		for _, msg := range validation.IsDNS1123SubdomainWithUnderscore(s) {
-			errs = append(errs, field.Invalid(p.Child("searches").Index(i), s, msg))
-		}
+		errs = append(errs, searchDomainErrors(s, p.Child("searches").Index(i))...)
 	}
 	for i, o := range c.Options {
 		if o.Name == "" {
 			errs = append(errs, field.Required(p.Child("options").Index(i), "must not be empty"))
 		}
+	}
+	return errs
+}
+
+// searchDomain is a DNS subdomain whose labels may hold underscores
+// and start with one.
+var searchDomain = regexp.MustCompile(`^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$`)
+
+// searchDomainErrors is kube's ValidateDNS1123SubdomainWithUnderScore
+// with v1.33's message, which shows the pattern of a plain subdomain.
+func searchDomainErrors(v string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(v) > validation.DNS1123SubdomainMaxLength {
+		errs = append(errs, field.Invalid(p, v, validation.MaxLenError(validation.DNS1123SubdomainMaxLength)))
+	}
+	if !searchDomain.MatchString(v) {
+		errs = append(errs, field.Invalid(p, v, validation.RegexError(
+			"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character",
+			`[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, "example.com")))
 	}
 	return errs
 }
