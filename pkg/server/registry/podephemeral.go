@@ -50,7 +50,7 @@ func (podStrategy) PrepareForEphemeralContainersUpdate(obj, old map[string]any) 
 
 // ephemeralContainersErrors is kube's validateEphemeralContainers.
 func ephemeralContainersErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
-	vols, _ := volumeErrors(spec.Volumes, path)
+	vols, _ := volumeErrors(spec.Volumes, nil, path)
 	others, all := sets.New[string](), sets.New[string]()
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for _, c := range cs {

@@ -25,14 +25,29 @@ import (
 // Not ported: volume sources of in-tree cloud and network drivers
 // beyond the one-source rule, CSI driver names, Windows security
 // options' own formats, host-process pods, pod-level resources,
-// resize policies, resource claims, and the rules that need the pod's
-// name (ephemeral volumes' claim names).
+// resize policies and resource claims.
 func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
+	return specErrors(spec, nil, path)
+}
+
+// ownPodSpecErrors is podSpecErrors for a Pod's own spec, which kube
+// checks further than a template's: the claims of ephemeral volumes,
+// named after the pod, are valid names that no other volume claims.
+func ownPodSpecErrors(spec *corev1.PodSpec, pod string, path *field.Path) field.ErrorList {
+	return specErrors(spec, &podOfSpec{name: pod}, path)
+}
+
+// podOfSpec is the Pod a spec belongs to; nil for a template's.
+type podOfSpec struct {
+	name string
+}
+
+func specErrors(spec *corev1.PodSpec, pod *podOfSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(path.Child("terminationGracePeriodSeconds"), ""))
 	}
-	vols, verrs := volumeErrors(spec.Volumes, path.Child("volumes"))
+	vols, verrs := volumeErrors(spec.Volumes, pod, path.Child("volumes"))
 	errs = append(errs, verrs...)
 	users := hostUsers(spec)
 	errs = append(errs, containersErrors(spec.Containers, vols, users, path.Child("containers"))...)

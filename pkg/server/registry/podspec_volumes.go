@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,24 @@ const fileModeMsg = "must be a number between 0 and 0777 (octal), both inclusive
 // volumeErrors is kube's ValidateVolumes: each volume has one valid
 // source and a unique DNS-1123 label for a name. It also returns the
 // names of the volumes without errors, the only ones a mount may name,
-// as kube does.
-func volumeErrors(vols []corev1.Volume, path *field.Path) (sets.Set[string], field.ErrorList) {
+// as kube does. pod is the Pod the volumes belong to, nil for a
+// template's.
+func volumeErrors(vols []corev1.Volume, pod *podOfSpec, path *field.Path) (sets.Set[string], field.ErrorList) {
 	var errs field.ErrorList
 	valid := sets.New[string]()
+	// The claims the pod's ephemeral volumes will create, by name.
+	created := sets.New[string]()
+	if pod != nil && pod.name != "" {
+		for _, v := range vols {
+			if v.Ephemeral != nil {
+				created.Insert(pod.name + "-" + v.Name)
+			}
+		}
+	}
 	for i, v := range vols {
 		p := path.Index(i)
 		np := p.Child("name")
-		el := volumeSourceErrors(&v.VolumeSource, p)
+		el := volumeSourceErrors(&v, pod, p)
 		if v.Name == "" {
 			el = append(el, field.Required(np, ""))
 		} else {
@@ -42,6 +53,10 @@ func volumeErrors(vols []corev1.Volume, path *field.Path) (sets.Set[string], fie
 			valid.Insert(v.Name)
 		}
 		errs = append(errs, el...)
+		if c := v.PersistentVolumeClaim; c != nil && created.Has(c.ClaimName) {
+			errs = append(errs, field.Invalid(p.Child("persistentVolumeClaim", "claimName"), c.ClaimName,
+				"must not reference a PVC that gets created for an ephemeral volume"))
+		}
 	}
 	return valid, errs
 }
@@ -58,8 +73,35 @@ type volumeSource struct {
 // checked by its own rules. kube checks the sources in this order and
 // reports each one after the first as forbidden, under the name it
 // gives it (downwardAPI keeps kube's misspelling).
-func volumeSourceErrors(s *corev1.VolumeSource, p *field.Path) field.ErrorList {
-	sources := []volumeSource{
+func volumeSourceErrors(v *corev1.Volume, pod *podOfSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	for _, src := range volumeSources(v, pod, p) {
+		if !src.set {
+			continue
+		}
+		sp := p.Child(src.name)
+		if n > 0 {
+			errs = append(errs, field.Forbidden(sp, "may not specify more than 1 volume type"))
+			continue
+		}
+		n++
+		if src.rules != nil {
+			errs = append(errs, src.rules(sp)...)
+		}
+	}
+	if n == 0 {
+		errs = append(errs, field.Required(p, "must specify a volume type"))
+	}
+	return errs
+}
+
+// volumeSources lists the members of a volume's source in the order
+// kube checks them; p is the volume's path, pod the Pod it belongs to
+// (nil for a template's), for the rules kube applies to Pods only.
+func volumeSources(v *corev1.Volume, pod *podOfSpec, p *field.Path) []volumeSource {
+	s := &v.VolumeSource
+	return []volumeSource{
 		{"emptyDir", s.EmptyDir != nil, func(p *field.Path) field.ErrorList { return emptyDirErrors(s.EmptyDir, p) }},
 		{"hostPath", s.HostPath != nil, func(p *field.Path) field.ErrorList { return hostPathErrors(s.HostPath, p) }},
 		{"gitRepo", s.GitRepo != nil, nil},
@@ -95,29 +137,21 @@ func volumeSourceErrors(s *corev1.VolumeSource, p *field.Path) field.ErrorList {
 		{"projected", s.Projected != nil, func(p *field.Path) field.ErrorList { return projectedErrors(s.Projected, p) }},
 		{"scaleIO", s.ScaleIO != nil, nil},
 		{"csi", s.CSI != nil, nil},
-		{"ephemeral", s.Ephemeral != nil, func(p *field.Path) field.ErrorList { return ephemeralVolumeErrors(s.Ephemeral, p) }},
-		{"image", s.Image != nil, func(p *field.Path) field.ErrorList { return imageVolumeErrors(s.Image, p) }},
+		{"ephemeral", s.Ephemeral != nil, func(sp *field.Path) field.ErrorList {
+			errs := ephemeralVolumeErrors(s.Ephemeral, sp)
+			// The claim is named after the pod and the volume; kube
+			// reports a bad name on the volume's name.
+			if pod != nil && pod.name != "" && v.Name != "" {
+				claim := pod.name + "-" + v.Name
+				for _, msg := range validation.IsDNS1123Subdomain(claim) {
+					errs = append(errs, field.Invalid(p.Child("name"), v.Name, fmt.Sprintf("PVC name %q: %v", claim, msg)))
+				}
+			}
+			return errs
+		}},
+		// Image volumes are dropped before validation (dropGatedFields).
+		{"image", s.Image != nil, nil},
 	}
-	var errs field.ErrorList
-	n := 0
-	for _, src := range sources {
-		if !src.set {
-			continue
-		}
-		sp := p.Child(src.name)
-		if n > 0 {
-			errs = append(errs, field.Forbidden(sp, "may not specify more than 1 volume type"))
-			continue
-		}
-		n++
-		if src.rules != nil {
-			errs = append(errs, src.rules(sp)...)
-		}
-	}
-	if n == 0 {
-		errs = append(errs, field.Required(p, "must specify a volume type"))
-	}
-	return errs
 }
 
 func emptyDirErrors(e *corev1.EmptyDirVolumeSource, p *field.Path) field.ErrorList {
@@ -357,48 +391,11 @@ func projectedErrors(pr *corev1.ProjectedVolumeSource, p *field.Path) field.Erro
 				errs = append(errs, localNonReservedPathErrors(t.Path, p.Child("path"))...)
 			}
 		}
-		if s.ClusterTrustBundle != nil {
-			n++
-			errs = append(errs, trustBundleErrors(s.ClusterTrustBundle, sp.Child("clusterTrustBundle"))...)
-			if paths.Has(s.ClusterTrustBundle.Path) {
-				errs = append(errs, field.Invalid(p, s.ClusterTrustBundle.Path, "conflicting duplicate paths"))
-			}
-			paths.Insert(s.ClusterTrustBundle.Path)
-		}
 		if n > 1 {
 			errs = append(errs, field.Forbidden(sp, "may not specify more than 1 volume type per source"))
 		}
 	}
 	return errs
-}
-
-// trustBundleErrors covers the choice between name and signerName and
-// the path of a clusterTrustBundle projection; the names' own formats
-// are not checked.
-func trustBundleErrors(b *corev1.ClusterTrustBundleProjection, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	switch {
-	case b.Name != nil && b.SignerName != nil:
-		errs = append(errs, field.Invalid(p, b, "only one of name and signerName may be used"))
-	case b.Name != nil:
-		if *b.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), "must be a valid object name"))
-		}
-		if b.LabelSelector != nil {
-			errs = append(errs, field.Invalid(p.Child("labelSelector"), b.LabelSelector, "labelSelector must be unset if name is specified"))
-		}
-	case b.SignerName != nil:
-		if *b.SignerName == "" {
-			errs = append(errs, field.Required(p.Child("signerName"), "must be a valid signer name"))
-		}
-		errs = append(errs, metavalidation.ValidateLabelSelector(b.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, p.Child("labelSelector"))...)
-	default:
-		errs = append(errs, field.Required(p, "either name or signerName must be specified"))
-	}
-	if b.Path == "" {
-		errs = append(errs, field.Required(p.Child("path"), ""))
-	}
-	return append(errs, localNonReservedPathErrors(b.Path, p.Child("path"))...)
 }
 
 // accessModes and volumeModes are what a claim may ask for, sorted as
@@ -458,17 +455,6 @@ func ephemeralVolumeErrors(e *corev1.EphemeralVolumeSource, p *field.Path) field
 		errs = append(errs, field.NotSupported(sp.Child("volumeMode"), *m, volumeModes))
 	}
 	return errs
-}
-
-// imageVolumeErrors is kube's validateImageVolumeSource as it runs for
-// a Pod: templates may leave the reference to be filled in later, but
-// kube checks it only for Pods, which podSpecErrors cannot tell apart,
-// so the reference is left to the pull.
-func imageVolumeErrors(img *corev1.ImageVolumeSource, p *field.Path) field.ErrorList {
-	if img.PullPolicy == "" {
-		return nil
-	}
-	return oneOf(p.Child("pullPolicy"), string(img.PullPolicy), "Always", "IfNotPresent", "Never")
 }
 
 // localDescendingPathErrors is kube's validateLocalDescendingPath: a

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -202,10 +203,71 @@ var volumeCases = []podCase{
 
 func TestPodVolumeValidation(t *testing.T) { runPodCases(t, volumeCases) }
 
+// claimTemplate is a valid generic ephemeral volume.
+func claimTemplate() *corev1.EphemeralVolumeSource {
+	return &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{"storage": resource.MustParse("1Gi")}}},
+	}}
+}
+
+// ownVolumeCases are the rules kube applies to a Pod's volumes and not
+// to a template's: they name the claims the pod's ephemeral volumes
+// create, "<pod>-<volume>".
+var ownVolumeCases = []podCase{
+	{"claim an ephemeral volume creates", func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: claimTemplate()}},
+			{Name: "ref", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "p-scratch"}}}}
+	}, []string{"Invalid value spec.volumes[1].persistentVolumeClaim.claimName: must not reference a PVC that gets created for an ephemeral volume"}},
+	{"claim name too long", func(p *corev1.Pod) {
+		p.Name = strings.Repeat("p", 250)
+		p.Spec.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: claimTemplate()}}}
+	}, []string{`Invalid value spec.volumes[0].name: PVC name "` + strings.Repeat("p", 250) + `-scratch": must be no more than 253 characters`}},
+}
+
+func TestOwnPodVolumeValidation(t *testing.T) {
+	runPodCases(t, ownVolumeCases)
+	// A template's pods are named later: the same volumes pass.
+	for _, tt := range ownVolumeCases {
+		pod := basicPod()
+		tt.mutate(pod)
+		defaultPodSpec(&pod.Spec)
+		if errs := podSpecErrors(&pod.Spec, field.NewPath("spec")); len(errs) > 0 {
+			t.Errorf("%s, as a template: %v", tt.name, errs)
+		}
+	}
+}
+
+// TestGatedVolumesDropped checks what kube v1.33, its ImageVolume and
+// ClusterTrustBundleProjection gates off, does with those sources: it
+// drops them, and the mounts of image volumes, before validating.
+func TestGatedVolumesDropped(t *testing.T) {
+	pod := basicPod()
+	pod.Spec.Volumes = []corev1.Volume{
+		{Name: "img", VolumeSource: corev1.VolumeSource{Image: &corev1.ImageVolumeSource{}}},
+		{Name: "bundle", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+			{ClusterTrustBundle: &corev1.ClusterTrustBundleProjection{}}}}}},
+	}
+	pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "img", MountPath: "/img"}, {Name: "bundle", MountPath: "/b"}}
+	got, errs := createPod(t, pod)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := []corev1.Volume{{Name: "bundle", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{}}, DefaultMode: ptr.To(corev1.ProjectedVolumeSourceDefaultMode)}}}}
+	if !reflect.DeepEqual(got.Spec.Volumes, want) {
+		t.Errorf("volumes: got %+v, want %+v", got.Spec.Volumes, want)
+	}
+	wantMounts := []corev1.VolumeMount{{Name: "bundle", MountPath: "/b"}}
+	if m := got.Spec.Containers[0].VolumeMounts; !reflect.DeepEqual(m, wantMounts) {
+		t.Errorf("mounts: got %+v, want %+v", m, wantMounts)
+	}
+}
+
 // TestVolumeWithoutSource checks the rule that defaulting hides from
 // clients: a volume with no source at all (defaults make it emptyDir).
 func TestVolumeWithoutSource(t *testing.T) {
-	errs := volumeSourceErrors(&corev1.VolumeSource{}, field.NewPath("spec", "volumes").Index(0))
+	errs := volumeSourceErrors(&corev1.Volume{Name: "v"}, nil, field.NewPath("spec", "volumes").Index(0))
 	want := []string{"Required value spec.volumes[0]: must specify a volume type"}
 	if got := describeErrors(errs); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
