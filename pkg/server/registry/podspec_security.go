@@ -46,6 +46,7 @@ func podSecurityErrors(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, enumErrors(p.Child("fsGroupChangePolicy"), *sc.FSGroupChangePolicy, "Always", "OnRootMismatch")...)
 	}
 	errs = append(errs, seccompErrors(sc.SeccompProfile, p.Child("seccompProfile"))...)
+	errs = append(errs, windowsOptionsErrors(sc.WindowsOptions, p.Child("windowsOptions"))...)
 	errs = append(errs, appArmorErrors(sc.AppArmorProfile, p.Child("appArmorProfile"))...)
 	if sc.SupplementalGroupsPolicy != nil {
 		errs = append(errs, enumErrors(p.Child("supplementalGroupsPolicy"), *sc.SupplementalGroupsPolicy, "Merge", "Strict")...)
@@ -225,6 +226,7 @@ func containerSecurityErrors(sc *corev1.SecurityContext, hostUsers bool, p *fiel
 			}
 		}
 	}
+	errs = append(errs, windowsOptionsErrors(sc.WindowsOptions, p.Child("windowsOptions"))...)
 	return append(errs, appArmorErrors(sc.AppArmorProfile, p.Child("appArmorProfile"))...)
 }
 

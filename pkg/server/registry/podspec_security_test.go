@@ -138,3 +138,49 @@ var securityCases = []podCase{
 }
 
 func TestPodSecurityValidation(t *testing.T) { runPodCases(t, securityCases) }
+
+func windowsUser(name string) *corev1.SecurityContext {
+	return &corev1.SecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{RunAsUserName: ptr.To(name)}}
+}
+
+var windowsCases = []podCase{
+	{"valid windows options", func(p *corev1.Pod) {
+		p.Spec.OS = &corev1.PodOS{Name: corev1.Windows}
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{
+			GMSACredentialSpecName: ptr.To("webapp-gmsa"), GMSACredentialSpec: ptr.To(`{"CmsPlugins":["ActiveDirectory"]}`), RunAsUserName: ptr.To(`CONTOSO\svc-web`)}}
+		p.Spec.Containers[0].SecurityContext = windowsUser("ContainerUser")
+	}, nil},
+	{"run-as user names", func(p *corev1.Pod) {
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{
+			GMSACredentialSpecName: ptr.To("Bad_Name"), GMSACredentialSpec: ptr.To("")}}
+		p.Spec.Containers = []corev1.Container{
+			{Name: "a", Image: "x", SecurityContext: windowsUser("")},
+			{Name: "b", Image: "x", SecurityContext: windowsUser("a\\b\\c")},
+			{Name: "c", Image: "x", SecurityContext: windowsUser("bad|domain\\...")},
+			{Name: "d", Image: "x", SecurityContext: windowsUser("dom\\")},
+			{Name: "e", Image: "x", SecurityContext: windowsUser("user@home")},
+			{Name: "f", Image: "x", SecurityContext: windowsUser("tab\there")},
+		}
+	}, []string{
+		"Invalid value spec.containers[0].securityContext.windowsOptions.runAsUserName: runAsUserName cannot be an empty string",
+		"Invalid value spec.containers[1].securityContext.windowsOptions.runAsUserName: runAsUserName cannot contain more than one backslash",
+		"Invalid value spec.containers[2].securityContext.windowsOptions.runAsUserName: runAsUserName's Domain doesn't match the NetBios nor the DNS format",
+		"Invalid value spec.containers[2].securityContext.windowsOptions.runAsUserName: runAsUserName's User cannot contain only periods or spaces",
+		"Invalid value spec.containers[3].securityContext.windowsOptions.runAsUserName: runAsUserName's User cannot be empty",
+		`Invalid value spec.containers[4].securityContext.windowsOptions.runAsUserName: runAsUserName's User cannot contain the following characters: "/\:;|=,+*?<>@[]`,
+		"Invalid value spec.containers[5].securityContext.windowsOptions.runAsUserName: runAsUserName cannot contain control characters",
+		"Invalid value spec.securityContext.windowsOptions.gmsaCredentialSpecName: " + dns1123SubdomainMsg,
+		"Invalid value spec.securityContext.windowsOptions.gmsaCredentialSpec: gmsaCredentialSpec cannot be an empty string",
+	}},
+	{"host-process pod", func(p *corev1.Pod) {
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr.To(true)}}
+		p.Spec.InitContainers = []corev1.Container{{Name: "i", Image: "x", SecurityContext: &corev1.SecurityContext{
+			WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr.To(false)}}}}
+	}, []string{
+		"Invalid value spec.initContainers[0].securityContext.windowsOptions.hostProcess: pod hostProcess value must be identical if both are specified, was true",
+		"Invalid value spec: If pod contains any hostProcess containers then all containers must be HostProcess containers",
+		"Invalid value spec.hostNetwork: hostNetwork must be true if pod contains any hostProcess containers",
+	}},
+}
+
+func TestPodWindowsValidation(t *testing.T) { runPodCases(t, windowsCases) }

@@ -23,8 +23,7 @@ import (
 // names, tolerations, overhead and the OS-specific fields.
 //
 // Not ported: volume sources of in-tree cloud and network drivers
-// beyond the one-source rule, CSI driver names, Windows security
-// options' own formats, host-process pods, pod-level resources,
+// beyond the one-source rule, CSI driver names, pod-level resources,
 // resize policies and resource claims.
 func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	return specErrors(spec, nil, path)
@@ -63,6 +62,7 @@ func specErrors(spec *corev1.PodSpec, pod *podOfSpec, path *field.Path) field.Er
 	errs = append(errs, readinessGateErrors(spec.ReadinessGates, path.Child("readinessGates"))...)
 	errs = append(errs, schedulingGateErrors(spec.SchedulingGates, path.Child("schedulingGates"))...)
 	errs = append(errs, spreadErrors(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
+	errs = append(errs, hostProcessErrors(spec, path)...)
 	errs = append(errs, hostUsersErrors(spec, path)...)
 	if spec.ServiceAccountName != "" {
 		errs = append(errs, dns1123SubdomainErrors(spec.ServiceAccountName, path.Child("serviceAccountName"))...)
