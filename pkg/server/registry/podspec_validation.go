@@ -17,14 +17,19 @@ import (
 // paths, types and messages, in kube's order: volumes and their sources
 // (podspec_volumes.go), containers with their ports, env, mounts,
 // resources, probes and security contexts, restart and DNS policy, the
-// pod's security context (podspec_security.go), affinity
-// (podspec_affinity.go), DNS config and host aliases (podspec_dns.go),
-// readiness and scheduling gates, topology spread (podspec_spread.go),
-// names, tolerations, overhead and the OS-specific fields.
+// pod's security context and OS rules (podspec_security.go, Windows
+// options and host-process pods in podspec_winsecurity.go), pull
+// secrets, readiness and scheduling gates, overhead (podspec_refs.go),
+// affinity (podspec_affinity.go), DNS config, hostname and host aliases
+// (podspec_dns.go), topology spread (podspec_spread.go), names and
+// tolerations. Pod templates of every kind get the same rules.
 //
-// Not ported: volume sources of in-tree cloud and network drivers
-// beyond the one-source rule, CSI driver names, pod-level resources,
-// resize policies and resource claims.
+// Not ported: the own rules of in-tree cloud and network volume
+// sources and CSI (the one-source rule covers them), pod-level
+// resources, resize policies, resource claims, and kube's
+// --allow-privileged policy (Setpoint allows privileged containers, as
+// kubeadm and kind clusters do). Sources behind gates v1.33 leaves off
+// are dropped before validation (podspec_gates.go).
 func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	return specErrors(spec, nil, path)
 }
