@@ -31,6 +31,7 @@ func (podStrategy) PrepareForCreate(now time.Time, obj map[string]any) field.Err
 	}
 	defaultPod(&pod)
 	admitPod(&pod)
+	mergeAffinityLabelKeys(&pod)
 	// A new pod starts Pending whatever the client says; the
 	// scheduler and kubelet move it on through the status.
 	pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(&pod.Spec)}
@@ -41,7 +42,7 @@ func (podStrategy) PrepareForCreate(now time.Time, obj map[string]any) field.Err
 			LastTransitionTime: metav1.NewTime(now),
 		}}
 	}
-	errs := podSpecErrors(&pod.Spec, field.NewPath("spec"))
+	errs := ownPodSpecErrors(&pod.Spec, pod.Name, field.NewPath("spec"))
 	if len(pod.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "ephemeralContainers"), "cannot be set on create"))
 	}
@@ -60,7 +61,7 @@ func (podStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) field.
 	// defaulted field compares equal to the stored pod.
 	defaultPod(&pod)
 	pod.Status = prev.Status
-	if errs := podUpdateErrors(&pod.Spec, &prev.Spec); len(errs) > 0 {
+	if errs := podUpdateErrors(&pod.Spec, &prev.Spec, pod.Name); len(errs) > 0 {
 		return errs
 	}
 	return fromTyped(obj, &pod)
@@ -73,9 +74,9 @@ const updatablePodFields = "`spec.containers[*].image`,`spec.initContainers[*].i
 	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
 
 // podUpdateErrors is kube's ValidatePodUpdate for the spec.
-func podUpdateErrors(spec, old *corev1.PodSpec) field.ErrorList {
+func podUpdateErrors(spec, old *corev1.PodSpec, name string) field.ErrorList {
 	path := field.NewPath("spec")
-	errs := podSpecErrors(spec, path)
+	errs := ownPodSpecErrors(spec, name, path)
 	for _, cs := range []struct {
 		name     string
 		now, was []corev1.Container

@@ -54,7 +54,7 @@ func TestPodDefaults(t *testing.T) {
 		corev1.Container{Name: "latest", Image: "busybox:latest"},
 		corev1.Container{Name: "digest", Image: "busybox@sha256:abcd"},
 	)
-	pod.Spec.Volumes = []corev1.Volume{{Name: "scratch"}, {Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}}}
+	pod.Spec.Volumes = []corev1.Volume{{Name: "scratch"}, {Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}}}}}
 	got, errs := createPod(t, pod)
 	if errs != nil {
 		t.Fatal(errs)

@@ -50,10 +50,7 @@ func (podStrategy) PrepareForEphemeralContainersUpdate(obj, old map[string]any) 
 
 // ephemeralContainersErrors is kube's validateEphemeralContainers.
 func ephemeralContainersErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
-	vols := sets.New[string]()
-	for _, v := range spec.Volumes {
-		vols.Insert(v.Name)
-	}
+	vols, _ := volumeErrors(spec.Volumes, nil, path)
 	others, all := sets.New[string](), sets.New[string]()
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for _, c := range cs {
@@ -65,7 +62,7 @@ func ephemeralContainersErrors(spec *corev1.PodSpec, path *field.Path) field.Err
 	for i, ec := range spec.EphemeralContainers {
 		p := path.Index(i)
 		c := corev1.Container(ec.EphemeralContainerCommon)
-		errs = append(errs, containerErrors(&c, vols, p)...)
+		errs = append(errs, containerErrors(&c, vols, hostUsers(spec), p)...)
 		if all.Has(ec.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), ec.Name))
 		}

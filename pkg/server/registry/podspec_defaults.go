@@ -12,6 +12,7 @@ import (
 // kinds' templates): SetDefaults_PodSpec, _Container, _Probe, _Volume
 // and the generated ones for ports and field references.
 func defaultPodSpec(spec *corev1.PodSpec) {
+	dropGatedFields(spec)
 	if spec.DNSPolicy == "" {
 		spec.DNSPolicy = corev1.DNSClusterFirst
 	}

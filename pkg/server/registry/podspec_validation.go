@@ -13,44 +13,90 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// podSpecErrors ports the rules of kube's ValidatePodSpec that clients
-// meet most: containers, restart and DNS policy, resources, probes,
-// ports, tolerations, with kube's paths and messages. Rules on volumes'
-// sources, affinity, topology spread and security contexts are not
-// ported yet.
+// podSpecErrors is kube's ValidatePodSpec for a new object, with kube's
+// paths, types and messages, in kube's order: volumes and their sources
+// (podspec_volumes.go), containers with their ports, env, mounts,
+// resources, probes and security contexts, restart and DNS policy, the
+// pod's security context and OS rules (podspec_security.go, Windows
+// options and host-process pods in podspec_winsecurity.go), pull
+// secrets, readiness and scheduling gates, overhead (podspec_refs.go),
+// affinity (podspec_affinity.go), DNS config, hostname and host aliases
+// (podspec_dns.go), topology spread (podspec_spread.go), names and
+// tolerations. Pod templates of every kind get the same rules.
+//
+// Not ported: the own rules of in-tree cloud and network volume
+// sources and CSI (the one-source rule covers them), pod-level
+// resources, resize policies, resource claims, and kube's
+// --allow-privileged policy (Setpoint allows privileged containers, as
+// kubeadm and kind clusters do). Sources behind gates v1.33 leaves off
+// are dropped before validation (podspec_gates.go).
 func podSpecErrors(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
+	return specErrors(spec, nil, path)
+}
+
+// ownPodSpecErrors is podSpecErrors for a Pod's own spec, which kube
+// checks further than a template's: the claims of ephemeral volumes,
+// named after the pod, are valid names that no other volume claims.
+func ownPodSpecErrors(spec *corev1.PodSpec, pod string, path *field.Path) field.ErrorList {
+	return specErrors(spec, &podOfSpec{name: pod}, path)
+}
+
+// podOfSpec is the Pod a spec belongs to; nil for a template's.
+type podOfSpec struct {
+	name string
+}
+
+func specErrors(spec *corev1.PodSpec, pod *podOfSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.TerminationGracePeriodSeconds == nil {
 		errs = append(errs, field.Required(path.Child("terminationGracePeriodSeconds"), ""))
 	}
-	errs = append(errs, volumeErrors(spec.Volumes, path.Child("volumes"))...)
-	vols := sets.New[string]()
-	for _, v := range spec.Volumes {
-		vols.Insert(v.Name)
-	}
-	errs = append(errs, containersErrors(spec.Containers, vols, path.Child("containers"))...)
-	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
+	vols, verrs := volumeErrors(spec.Volumes, pod, path.Child("volumes"))
+	errs = append(errs, verrs...)
+	users := hostUsers(spec)
+	errs = append(errs, containersErrors(spec.Containers, vols, users, path.Child("containers"))...)
+	errs = append(errs, initContainersErrors(spec.InitContainers, spec.Containers, vols, users, path.Child("initContainers"))...)
+	errs = append(errs, hostNetworkPortErrors(spec, path)...)
 	errs = append(errs, oneOf(path.Child("restartPolicy"), string(spec.RestartPolicy), "Always", "OnFailure", "Never")...)
 	errs = append(errs, oneOf(path.Child("dnsPolicy"), string(spec.DNSPolicy), "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")...)
 	errs = append(errs, metavalidation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	errs = append(errs, podSecurityErrors(spec, path.Child("securityContext"))...)
+	errs = append(errs, pullSecretErrors(spec.ImagePullSecrets, path.Child("imagePullSecrets"))...)
+	errs = append(errs, affinityErrors(spec.Affinity, path.Child("affinity"))...)
+	errs = append(errs, dnsConfigErrors(spec, path.Child("dnsConfig"))...)
+	errs = append(errs, readinessGateErrors(spec.ReadinessGates, path.Child("readinessGates"))...)
+	errs = append(errs, schedulingGateErrors(spec.SchedulingGates, path.Child("schedulingGates"))...)
+	errs = append(errs, spreadErrors(spec.TopologySpreadConstraints, path.Child("topologySpreadConstraints"))...)
+	errs = append(errs, hostProcessErrors(spec, path)...)
+	errs = append(errs, hostUsersErrors(spec, path)...)
 	if spec.ServiceAccountName != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(spec.ServiceAccountName) {
-			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), spec.ServiceAccountName, msg))
-		}
+		errs = append(errs, dns1123SubdomainErrors(spec.ServiceAccountName, path.Child("serviceAccountName"))...)
 	}
 	if spec.NodeName != "" {
-		for _, msg := range validation.IsDNS1123Subdomain(spec.NodeName) {
-			errs = append(errs, field.Invalid(path.Child("nodeName"), spec.NodeName, msg))
-		}
+		errs = append(errs, dns1123SubdomainErrors(spec.NodeName, path.Child("nodeName"))...)
 	}
 	if v := spec.ActiveDeadlineSeconds; v != nil && (*v < 1 || *v > 1<<31-1) {
 		errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), *v, validation.InclusiveRangeError(1, 1<<31-1)))
 	}
+	if spec.Hostname != "" {
+		errs = append(errs, dns1123LabelErrors(spec.Hostname, path.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, dns1123LabelErrors(spec.Subdomain, path.Child("subdomain"))...)
+	}
 	errs = append(errs, tolerationErrors(spec.Tolerations, path.Child("tolerations"))...)
+	errs = append(errs, hostAliasErrors(spec.HostAliases, path.Child("hostAliases"))...)
+	if spec.PriorityClassName != "" {
+		errs = append(errs, dns1123SubdomainErrors(spec.PriorityClassName, path.Child("priorityClassName"))...)
+	}
+	if spec.RuntimeClassName != nil {
+		errs = append(errs, dns1123SubdomainErrors(*spec.RuntimeClassName, path.Child("runtimeClassName"))...)
+	}
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, oneOf(path.Child("preemptionPolicy"), string(*spec.PreemptionPolicy), "PreemptLowerPriority", "Never")...)
 	}
-	return errs
+	errs = append(errs, overheadErrors(spec.Overhead, path.Child("overhead"))...)
+	return append(errs, osErrors(spec, path)...)
 }
 
 // oneOf is kube's Required-or-NotSupported check of an enum field.
@@ -64,27 +110,7 @@ func oneOf(path *field.Path, v string, allowed ...string) field.ErrorList {
 	return nil
 }
 
-func volumeErrors(vols []corev1.Volume, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := sets.New[string]()
-	for i, v := range vols {
-		p := path.Index(i).Child("name")
-		switch {
-		case v.Name == "":
-			errs = append(errs, field.Required(p, ""))
-		case len(validation.IsDNS1123Label(v.Name)) > 0:
-			for _, msg := range validation.IsDNS1123Label(v.Name) {
-				errs = append(errs, field.Invalid(p, v.Name, msg))
-			}
-		case seen.Has(v.Name):
-			errs = append(errs, field.Duplicate(p, v.Name))
-		}
-		seen.Insert(v.Name)
-	}
-	return errs
-}
-
-func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+func containersErrors(cs []corev1.Container, vols sets.Set[string], hostUsers bool, path *field.Path) field.ErrorList {
 	if len(cs) == 0 {
 		return field.ErrorList{field.Required(path, "")}
 	}
@@ -93,7 +119,7 @@ func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, vols, p)...)
+		errs = append(errs, containerErrors(c, vols, hostUsers, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -111,7 +137,7 @@ func containersErrors(cs []corev1.Container, vols sets.Set[string], path *field.
 	return errs
 }
 
-func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], path *field.Path) field.ErrorList {
+func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string], hostUsers bool, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
 	for _, c := range regular {
@@ -120,7 +146,7 @@ func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string],
 	for i := range cs {
 		c := &cs[i]
 		p := path.Index(i)
-		errs = append(errs, containerErrors(c, vols, p)...)
+		errs = append(errs, containerErrors(c, vols, hostUsers, p)...)
 		if names.Has(c.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		}
@@ -146,8 +172,9 @@ func initContainersErrors(cs, regular []corev1.Container, vols sets.Set[string],
 }
 
 // containerErrors is kube's validateContainerCommon, less volume
-// devices and security contexts; vols are the pod's volume names.
-func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) field.ErrorList {
+// devices and resize policies; vols are the pod's valid volumes'
+// names.
+func containerErrors(c *corev1.Container, vols sets.Set[string], hostUsers bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), ""))
@@ -175,37 +202,10 @@ func containerErrors(c *corev1.Container, vols sets.Set[string], p *field.Path) 
 			errs = append(errs, field.Invalid(np, e.Name, msg))
 		}
 	}
-	errs = append(errs, mountErrors(c.VolumeMounts, vols, p.Child("volumeMounts"))...)
+	errs = append(errs, mountErrors(c, vols, p.Child("volumeMounts"))...)
 	errs = append(errs, oneOf(p.Child("imagePullPolicy"), string(c.ImagePullPolicy), "Always", "IfNotPresent", "Never")...)
 	errs = append(errs, resourceErrors(&c.Resources, p.Child("resources"))...)
-	return errs
-}
-
-// mountErrors is kube's ValidateVolumeMounts for names and paths: a
-// mount names a volume of the pod, at a path no other mount uses.
-func mountErrors(mounts []corev1.VolumeMount, vols sets.Set[string], path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	paths := sets.New[string]()
-	for i, m := range mounts {
-		p := path.Index(i)
-		if m.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		}
-		if !vols.Has(m.Name) {
-			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
-		}
-		if m.MountPath == "" {
-			errs = append(errs, field.Required(p.Child("mountPath"), ""))
-		}
-		if paths.Has(m.MountPath) {
-			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
-		}
-		paths.Insert(m.MountPath)
-		if m.SubPath != "" && m.SubPathExpr != "" {
-			errs = append(errs, field.Invalid(p.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
-		}
-	}
-	return errs
+	return append(errs, containerSecurityErrors(c.SecurityContext, hostUsers, p.Child("securityContext"))...)
 }
 
 func portErrors(ports []corev1.ContainerPort, path *field.Path) field.ErrorList {
@@ -388,7 +388,7 @@ func tolerationErrors(ts []corev1.Toleration, path *field.Path) field.ErrorList 
 	for i, t := range ts {
 		p := path.Index(i)
 		if t.Key != "" {
-			errs = append(errs, metavalidation.ValidateLabelName(t.Key, p.Child("key"))...)
+			errs = append(errs, labelNameErrors(t.Key, p.Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
 			errs = append(errs, field.Invalid(p.Child("operator"), t.Operator,
