@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -44,7 +45,9 @@ func rawExtension(data any) printedAs {
 	raw := "[]uint8(nil)"
 	if data != nil {
 		b, _ := json.Marshal(data)
-		raw = fmt.Sprintf("%#v", b)
+		// Older Go printed a byte slice's type as []uint8, as the
+		// oracle's build does.
+		raw = strings.Replace(fmt.Sprintf("%#v", b), "[]byte{", "[]uint8{", 1)
 	}
 	return printedAs("runtime.RawExtension{Raw:" + raw + ", Object:runtime.Object(nil)}")
 }

@@ -55,7 +55,10 @@ func (daemonSetStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any) 
 	}
 	setTemplateGeneration(&ds, gen)
 	path := field.NewPath("spec")
-	errs = daemonSetSpecErrors(&ds.Spec, path)
+	// kube validates an updated spec twice, as a new DaemonSet and as
+	// an update, and answers with each cause twice (the message once).
+	specErrs := daemonSetSpecErrors(&ds.Spec, path)
+	errs = append(specErrs, specErrs...)
 	errs = append(errs, selectorImmutable(ds.Spec.Selector, prev.Spec.Selector, path.Child("selector"))...)
 	if len(errs) > 0 {
 		return errs

@@ -34,7 +34,10 @@ func (replicaSetStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any)
 	defaultReplicaSet(&rs)
 	rs.Status = prev.Status
 	path := field.NewPath("spec")
-	errs := replicaSetSpecErrors(&rs.Spec, path)
+	// kube validates an updated spec twice, as a new ReplicaSet and as
+	// an update, and answers with each cause twice (the message once).
+	specErrs := replicaSetSpecErrors(&rs.Spec, path)
+	errs := append(specErrs, specErrs...)
 	errs = append(errs, selectorImmutable(rs.Spec.Selector, prev.Spec.Selector, path.Child("selector"))...)
 	if len(errs) > 0 {
 		return errs

@@ -44,7 +44,9 @@ func scaleOf(res *registry.Resource, u *unstructured.Unstructured) map[string]an
 		meta["namespace"] = ns
 	}
 	spec := map[string]any{}
-	if n, ok := replicasAt(u, sc.SpecReplicasPath); ok {
+	// autoscaling/v1 omits a desired count of zero (omitempty), as
+	// kube-apiserver serves every Scale.
+	if n, ok := replicasAt(u, sc.SpecReplicasPath); ok && n != 0 {
 		spec["replicas"] = n
 	}
 	status := map[string]any{"replicas": int64(0)}
