@@ -29,10 +29,12 @@ func appsBuiltins() []*Resource {
 			Group: "apps", Version: "v1", Kind: "ReplicaSet", ListKind: "ReplicaSetList",
 			Plural: "replicasets", Singular: "replicaset", ShortNames: []string{"rs"}, Categories: []string{"all"},
 			Namespaced: true, StatusSubresource: true, Typed: true, TracksGeneration: true,
-			SelectableFields: []string{"status.replicas"},
-			Columns:          replicaSetColumns(),
-			Scale:            scale(),
-			Strategy:         replicaSetStrategy{},
+			// kube's ReplicaSet strategy lists status.replicas, but
+			// apps/v1 registers no field label conversion for it, so
+			// v1.33 refuses it as any field but the name and namespace.
+			Columns:  replicaSetColumns(),
+			Scale:    scale(),
+			Strategy: replicaSetStrategy{},
 		},
 		{
 			Group: "apps", Version: "v1", Kind: "StatefulSet", ListKind: "StatefulSetList",

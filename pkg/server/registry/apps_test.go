@@ -454,3 +454,29 @@ func TestAppsColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldSelectorRefusal: kinds kube gives a field label conversion
+// (their own selectable fields; custom resources) say the label is not
+// supported; the rest, the apps kinds among them, get the scheme's
+// default words, as the oracle answers.
+func TestFieldSelectorRefusal(t *testing.T) {
+	tests := []struct {
+		res  *Resource
+		want string
+	}{
+		{builtin("apps", "replicasets"), `"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"`},
+		{builtin("apps", "deployments"), `"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"`},
+		{builtin("", "configmaps"), `"status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"`},
+		{builtin("", "pods"), "field label not supported: status.replicas"},
+		{builtin("", "services"), "field label not supported: status.replicas"},
+		{&Resource{Group: "example.com", Version: "v1", Plural: "widgets"}, "field label not supported: status.replicas"},
+	}
+	for _, tt := range tests {
+		if tt.res.HasField("status.replicas") {
+			t.Errorf("%s selects on status.replicas", tt.res.Plural)
+		}
+		if got := tt.res.FieldSelectorRefusal("status.replicas"); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.res.Plural, got, tt.want)
+		}
+	}
+}
