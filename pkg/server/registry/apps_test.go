@@ -267,6 +267,21 @@ func TestDaemonSetTemplateGeneration(t *testing.T) {
 	}
 }
 
+// TestDaemonSetStatusKeepsTemplateGeneration: the annotation is spec in
+// kube's internal type, so a status write cannot drop or change it.
+func TestDaemonSetStatusKeepsTemplateGeneration(t *testing.T) {
+	old := created(t, "daemonsets", workload("DaemonSet", ""))
+	for _, meta := range []string{`"metadata":{"name":"web"`, `"metadata":{"annotations":{"deprecated.daemonset.template.generation":"7","x":"y"},"name":"web"`} {
+		obj := appsObject(t, "daemonsets", strings.Replace(workload("DaemonSet", ""), `"metadata":{"name":"web"`, meta, 1))
+		if errs := (daemonSetStrategy{}).PrepareForStatusUpdate(obj, old); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if got := nestedMap(obj, false, "metadata", "annotations")[appsv1.DeprecatedTemplateGeneration]; got != "1" {
+			t.Errorf("%s: template generation after a status write %v, want 1", meta, got)
+		}
+	}
+}
+
 // TestDeploymentBumpsGeneration: annotations are desired state of a
 // Deployment (its ReplicaSets copy them), labels are not.
 func TestDeploymentBumpsGeneration(t *testing.T) {

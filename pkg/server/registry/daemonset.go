@@ -73,7 +73,17 @@ func (daemonSetStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.E
 	if errs := append(toTyped(obj, &ds), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
-	return daemonSetStatusErrors(&ds.Status, &prev.Status)
+	// The template generation is spec in kube's internal type, so a
+	// status write keeps the stored one.
+	gen, errs := templateGeneration(&prev)
+	if len(errs) > 0 {
+		return errs
+	}
+	setTemplateGeneration(&ds, gen)
+	if errs := daemonSetStatusErrors(&ds.Status, &prev.Status); len(errs) > 0 {
+		return errs
+	}
+	return fromTyped(obj, &ds)
 }
 
 // templateGeneration reads the annotation kube converts to and from
