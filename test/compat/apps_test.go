@@ -50,7 +50,7 @@ func TestAppsClientGo(t *testing.T) {
 			ctx := t.Context()
 
 			t.Run("defaults", func(t *testing.T) {
-				d, err := apps.Deployments(ns).Create(ctx, &appsv1.Deployment{
+				_, err := apps.Deployments(ns).Create(ctx, &appsv1.Deployment{
 					ObjectMeta: metav1.ObjectMeta{Name: "web"},
 					Spec:       appsv1.DeploymentSpec{Selector: webSelector(), Template: webTemplate()},
 				}, metav1.CreateOptions{})
@@ -78,7 +78,7 @@ func TestAppsClientGo(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cr, err := apps.ControllerRevisions(ns).Create(ctx, &appsv1.ControllerRevision{
+				_, err = apps.ControllerRevisions(ns).Create(ctx, &appsv1.ControllerRevision{
 					ObjectMeta: metav1.ObjectMeta{Name: "web-1"},
 					Data:       runtime.RawExtension{Raw: []byte(`{"spec":{"template":{}}}`)},
 					Revision:   1,
@@ -87,10 +87,12 @@ func TestAppsClientGo(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Read back what was stored, not what the create answered.
-				if d, err = apps.Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+				d, err := apps.Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+				if err != nil {
 					t.Fatal(err)
 				}
-				if cr, err = apps.ControllerRevisions(ns).Get(ctx, "web-1", metav1.GetOptions{}); err != nil {
+				cr, err := apps.ControllerRevisions(ns).Get(ctx, "web-1", metav1.GetOptions{})
+				if err != nil {
 					t.Fatal(err)
 				}
 				tests := []struct {
