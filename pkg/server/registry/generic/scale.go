@@ -54,7 +54,10 @@ func scaleOf(res *registry.Resource, u *unstructured.Unstructured) map[string]an
 		status["replicas"] = n
 	}
 	if ss, ok := res.Strategy.(registry.ScaleSelectorStrategy); ok {
-		status["selector"] = ss.ScaleSelector(u.Object)
+		// An empty selector is omitted, as autoscaling/v1 encodes it.
+		if sel := ss.ScaleSelector(u.Object); sel != "" {
+			status["selector"] = sel
+		}
 	} else if sc.LabelSelectorPath != "" {
 		if sel, ok, _ := unstructured.NestedString(u.Object, splitFieldPath(sc.LabelSelectorPath)...); ok {
 			status["selector"] = sel
