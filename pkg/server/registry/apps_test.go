@@ -322,6 +322,8 @@ func TestAppsStatusUpdate(t *testing.T) {
 		{"StatefulSet", `{"replicas":1,"readyReplicas":1,"availableReplicas":2}`, "status.availableReplicas: Invalid value: 2: cannot be greater than status.replicas", false},
 		{"StatefulSet", `{"replicas":2,"readyReplicas":1,"availableReplicas":2}`, "status.availableReplicas: Invalid value: 2: cannot be greater than status.readyReplicas", false},
 		{"DaemonSet", `{"numberReady":-1}`, "status.numberReady: Invalid value: -1: must be greater than or equal to 0", false},
+		{"Deployment", `{"replicas":1,"terminatingReplicas":-1}`, "", true},
+		{"ReplicaSet", `{"replicas":1,"terminatingReplicas":-1}`, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+" "+tt.status, func(t *testing.T) {
@@ -338,6 +340,9 @@ func TestAppsStatusUpdate(t *testing.T) {
 			}
 			if v, _ := Lookup(obj, "spec.minReadySeconds"); v != int64(1) {
 				t.Errorf("status write changed spec.minReadySeconds to %v", v)
+			}
+			if v, ok := nestedMap(obj, false, "status")["terminatingReplicas"]; ok {
+				t.Errorf("status write kept terminatingReplicas %v, behind a gate v1.33 leaves off", v)
 			}
 			if l, _ := Lookup(obj, "metadata.labels.new"); (l == nil) != tt.keepsLabels {
 				t.Errorf("labels after the status write: new=%v, want kept %v", l, tt.keepsLabels)

@@ -77,7 +77,15 @@ func (deploymentStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.
 	if errs := append(toTyped(obj, &d), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
-	return deploymentStatusErrors(&d.Status, &prev.Status)
+	// terminatingReplicas is behind a gate v1.33 leaves off: dropped
+	// unless the stored status has it.
+	if prev.Status.TerminatingReplicas == nil {
+		d.Status.TerminatingReplicas = nil
+	}
+	if errs := deploymentStatusErrors(&d.Status, &prev.Status); len(errs) > 0 {
+		return errs
+	}
+	return fromTyped(obj, &d)
 }
 
 // ScaleSelector is the Deployment's selector in label selector syntax.

@@ -49,11 +49,19 @@ func (replicaSetStrategy) PrepareForUpdate(_ time.Time, obj, old map[string]any)
 // the counts must agree.
 func (replicaSetStrategy) PrepareForStatusUpdate(obj, old map[string]any) field.ErrorList {
 	keepSpec(obj, old)
-	var rs appsv1.ReplicaSet
-	if errs := toTyped(obj, &rs); len(errs) > 0 {
+	var rs, prev appsv1.ReplicaSet
+	if errs := append(toTyped(obj, &rs), toTyped(old, &prev)...); len(errs) > 0 {
 		return errs
 	}
-	return replicaSetStatusErrors(&rs.Status)
+	// terminatingReplicas is behind a gate v1.33 leaves off: dropped
+	// unless the stored status has it.
+	if prev.Status.TerminatingReplicas == nil {
+		rs.Status.TerminatingReplicas = nil
+	}
+	if errs := replicaSetStatusErrors(&rs.Status); len(errs) > 0 {
+		return errs
+	}
+	return fromTyped(obj, &rs)
 }
 
 // ScaleSelector is the ReplicaSet's selector in label selector syntax.
