@@ -54,6 +54,12 @@ func TestDiscovery(t *testing.T) {
 		{"v1", "nodes", "Node", false, []string{"no"}, nil},
 		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}, nil},
 		{"coordination.k8s.io/v1", "leases", "Lease", true, nil, nil},
+		// apps/v1 as the oracle (kube-apiserver v1.33) lists it.
+		{"apps/v1", "deployments", "Deployment", true, []string{"deploy"}, nil},
+		{"apps/v1", "replicasets", "ReplicaSet", true, []string{"rs"}, nil},
+		{"apps/v1", "statefulsets", "StatefulSet", true, []string{"sts"}, nil},
+		{"apps/v1", "daemonsets", "DaemonSet", true, []string{"ds"}, nil},
+		{"apps/v1", "controllerrevisions", "ControllerRevision", true, nil, nil},
 		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}, nil},
 		{"batch/v1", "jobs", "Job", true, nil, nil},
 		{"batch/v1", "cronjobs", "CronJob", true, []string{"cj"}, nil},

@@ -608,7 +608,9 @@ data:
 		}
 
 		stderr := k.fails(t, "get", "configmaps", "-n", ns, "--field-selector", "data.k=v")
-		if want := "field label not supported: data.k"; !strings.Contains(stderr, want) {
+		// kube registers no field label conversion for ConfigMaps: the
+		// scheme's default refusal, as the oracle answers.
+		if want := `"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"`; !strings.Contains(stderr, want) {
 			t.Errorf("unsupported field selector: %q, want it to contain %q", stderr, want)
 		}
 	})

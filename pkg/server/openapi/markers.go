@@ -9,6 +9,7 @@ package openapi
 const (
 	meta   = "io.k8s.apimachinery.pkg.apis.meta.v1."
 	core   = "io.k8s.api.core.v1."
+	apps   = "io.k8s.api.apps.v1."
 	apiext = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1."
 )
 
@@ -32,6 +33,7 @@ var typeDocs = map[string]string{
 // typeMarkers are extensions of whole definitions (+structType=atomic).
 var typeMarkers = map[string]map[string]any{
 	meta + "OwnerReference":       atomicStruct,
+	meta + "LabelSelector":        atomicStruct,
 	core + "ObjectReference":      atomicStruct,
 	core + "LocalObjectReference": atomicStruct,
 	// What Pods, PodTemplates and Nodes reach, as kube-apiserver v1.33
@@ -58,6 +60,10 @@ var fieldMarkers = map[string]map[string]any{
 	meta + "APIResource.shortNames":     listAtomic,
 	meta + "APIResource.categories":     listAtomic,
 	meta + "APIResourceList.resources":  listAtomic,
+	// A selector is replaced whole by server-side apply, its parts
+	// never merged: what it selects is one decision.
+	meta + "LabelSelector.matchExpressions":  listAtomic,
+	meta + "LabelSelectorRequirement.values": listAtomic,
 
 	core + "ServiceAccount.secrets":          listMap("name"),
 	core + "ServiceAccount.imagePullSecrets": listAtomic,
@@ -115,6 +121,9 @@ var fieldMarkers = map[string]map[string]any{
 	core + "NodeStatus.volumesAttached":                                      listAtomic,
 	core + "NodeStatus.volumesInUse":                                         listAtomic,
 	core + "PersistentVolumeClaimSpec.accessModes":                           listAtomic,
+	core + "PersistentVolumeClaimStatus.accessModes":                         listAtomic,
+	core + "PersistentVolumeClaimStatus.allocatedResourceStatuses":           {"x-kubernetes-map-type": "granular"},
+	core + "PersistentVolumeClaimStatus.conditions":                          listMap("type"),
 	core + "PodAffinity.preferredDuringSchedulingIgnoredDuringExecution":     listAtomic,
 	core + "PodAffinity.requiredDuringSchedulingIgnoredDuringExecution":      listAtomic,
 	core + "PodAffinityTerm.matchLabelKeys":                                  listAtomic,
@@ -153,6 +162,15 @@ var fieldMarkers = map[string]map[string]any{
 	core + "SecretProjection.items":                                          listAtomic,
 	core + "SecretVolumeSource.items":                                        listAtomic,
 	core + "TopologySpreadConstraint.matchLabelKeys":                         listAtomic,
+
+	// What the apps/v1 workloads reach besides the pod template:
+	// conditions merge by type, a StatefulSet's claim templates are
+	// replaced whole.
+	apps + "DaemonSetStatus.conditions":           listMap("type"),
+	apps + "DeploymentStatus.conditions":          listMap("type"),
+	apps + "ReplicaSetStatus.conditions":          listMap("type"),
+	apps + "StatefulSetStatus.conditions":         listMap("type"),
+	apps + "StatefulSetSpec.volumeClaimTemplates": listAtomic,
 
 	apiext + "CustomResourceDefinitionSpec.versions":                    listAtomic,
 	apiext + "CustomResourceDefinitionStatus.conditions":                listMap("type"),

@@ -11,12 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
-// ageColumn is the Age column placed by hand, for kinds whose wide
-// columns come after it.
-func ageColumn() Column {
-	return Column{Name: "Age", Type: "string", Path: ".metadata.creationTimestamp", Description: metav1.ObjectMeta{}.SwaggerDoc()["creationTimestamp"]}
-}
-
 // templateColumns are the wide columns kube prints for a kind with a
 // pod template at path: its containers' names and images, and the
 // selector at selectorPath.
@@ -65,7 +59,7 @@ func jobColumns() []Column {
 		{Name: "Duration", Type: "string", Description: "Time required to complete the job.", ValueAt: func(obj map[string]any, now time.Time) any {
 			return durationCell(jobOf(obj), now)
 		}},
-		ageColumn(),
+		ageColumn,
 	}
 	return append(cols, templateColumns([]string{"spec", "selector"}, "spec", "template", "spec")...)
 }
@@ -162,7 +156,7 @@ func cronJobColumns() []Column {
 			}
 			return Since(ts, now)
 		}},
-		ageColumn(),
+		ageColumn,
 	}
 	return append(cols, templateColumns([]string{"spec", "jobTemplate", "spec", "selector"}, "spec", "jobTemplate", "spec", "template", "spec")...)
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -29,7 +30,7 @@ func BuiltinWith(o BuiltinOptions) []*Resource {
 	if o.Services.NodePorts == [2]int{} {
 		o.Services.NodePorts = DefaultServiceRanges().NodePorts
 	}
-	return append(append(coreBuiltins(), networkBuiltins(o)...), batchBuiltins()...)
+	return slices.Concat(coreBuiltins(), networkBuiltins(o), appsBuiltins(), batchBuiltins())
 }
 
 // coreBuiltins are the kinds that need no options.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
@@ -36,7 +37,7 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, apiextensionsv1.AddToScheme,
 		authenticationv1.AddToScheme, autoscalingv1.AddToScheme, discoveryv1.AddToScheme, policyv1.AddToScheme,
-		batchv1.AddToScheme,
+		appsv1.AddToScheme, batchv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("registry: building scheme: %v", err))

@@ -33,6 +33,20 @@ func (r *Resource) FieldSet(obj map[string]any) fields.Set {
 	return set
 }
 
+// FieldSelectorRefusal is why a field selector on label is refused, in
+// kube-apiserver's words for the resource. kube registers a field label
+// conversion for the built-in kinds that select on fields of their own
+// (the ones with SelectableFields here), and custom resources have one;
+// they answer that the label is not supported. Other built-in kinds fall
+// to the scheme's default conversion, which names the two metadata
+// fields every kind selects on.
+func (r *Resource) FieldSelectorRefusal(label string) string {
+	if r.Typed && len(r.SelectableFields) == 0 {
+		return fmt.Sprintf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
+	}
+	return "field label not supported: " + label
+}
+
 // HasField reports whether name can be used in a field selector.
 func (r *Resource) HasField(name string) bool {
 	switch name {

@@ -155,3 +155,21 @@ type EphemeralContainersStrategy interface {
 	// invalid in it.
 	PrepareForEphemeralContainersUpdate(obj, old map[string]any) (map[string]any, field.ErrorList)
 }
+
+// ScaleSelectorStrategy is implemented by kinds with a scale
+// subresource whose selector is a LabelSelector object rather than a
+// string field (the apps workloads): the Scale's status.selector is
+// that selector printed in label selector syntax, which no path into
+// the object holds.
+type ScaleSelectorStrategy interface {
+	ScaleSelector(obj map[string]any) string
+}
+
+// GenerationStrategy is implemented by kinds whose generation counts
+// more than changes outside metadata and status. The store bumps the
+// generation of a write to the main resource when either says so.
+type GenerationStrategy interface {
+	// BumpsGeneration reports whether the update of old to obj is a
+	// new generation for a reason besides a changed spec.
+	BumpsGeneration(obj, old map[string]any) bool
+}

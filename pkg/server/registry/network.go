@@ -13,9 +13,10 @@ func networkBuiltins(o BuiltinOptions) []*Resource {
 			Version: "v1", Kind: "Service", ListKind: "ServiceList",
 			Plural: "services", Singular: "service", ShortNames: []string{"svc"}, Categories: []string{"all"},
 			Namespaced: true, StatusSubresource: true, Typed: true,
-			Columns:         serviceColumns(),
-			Strategy:        serviceStrategy{ranges: o.Services},
-			CreatesOnUpdate: true,
+			SelectableFields: []string{"spec.clusterIP", "spec.type"},
+			Columns:          serviceColumns(),
+			Strategy:         serviceStrategy{ranges: o.Services},
+			CreatesOnUpdate:  true,
 		},
 		{
 			Version: "v1", Kind: "Endpoints", ListKind: "EndpointsList",

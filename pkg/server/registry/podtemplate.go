@@ -37,11 +37,17 @@ func preparePodTemplate(obj map[string]any) field.ErrorList {
 // podTemplateSpecErrors is kube's ValidatePodTemplateSpec, for every
 // kind that embeds a pod template.
 func podTemplateSpecErrors(t *corev1.PodTemplateSpec, path *field.Path) field.ErrorList {
-	errs := metavalidation.ValidateLabels(t.Labels, path.Child("labels"))
-	errs = append(errs, apivalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
+	errs := templateMetaErrors(t, path)
 	errs = append(errs, podSpecErrors(&t.Spec, path.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}
 	return errs
+}
+
+// templateMetaErrors checks a pod template's labels and annotations,
+// all kube checks of a StatefulSet's template beyond its restart policy.
+func templateMetaErrors(t *corev1.PodTemplateSpec, path *field.Path) field.ErrorList {
+	errs := metavalidation.ValidateLabels(t.Labels, path.Child("labels"))
+	return append(errs, apivalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
 }

@@ -210,24 +210,13 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 				Group: s.kind.Group, Version: s.kind.Version, Kind: s.kind.Kind, Verbs: s.verbs,
 			})
 		}
-		if r.StatusSubresource {
+		for _, sub := range statusAndScale(r) {
 			// kube-apiserver leaves singularName empty on subresources.
-			out = append(out, metav1.APIResource{
-				Name:       r.Plural + "/status",
-				Namespaced: r.Namespaced,
-				Kind:       r.Kind,
-				Verbs:      statusVerbs,
-			})
-		}
-		if r.Scale != nil {
-			out = append(out, metav1.APIResource{
-				Name:       r.Plural + "/scale",
-				Namespaced: r.Namespaced,
-				Group:      "autoscaling",
-				Version:    "v1",
-				Kind:       "Scale",
-				Verbs:      statusVerbs,
-			})
+			a := metav1.APIResource{Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: statusVerbs}
+			if sub == "scale" {
+				a.Group, a.Version, a.Kind = "autoscaling", "v1", "Scale"
+			}
+			out = append(out, a)
 		}
 	}
 	return out
@@ -327,19 +316,12 @@ func aggregatedGroup(g *group) apidiscoveryv2.APIGroupDiscovery {
 					Subresource: string(s.name), ResponseKind: &kind, Verbs: s.verbs,
 				})
 			}
-			if r.StatusSubresource {
-				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
-					Subresource:  "status",
-					ResponseKind: kind,
-					Verbs:        statusVerbs,
-				})
-			}
-			if r.Scale != nil {
-				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
-					Subresource:  "scale",
-					ResponseKind: &metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
-					Verbs:        statusVerbs,
-				})
+			for _, sub := range statusAndScale(r) {
+				sd := apidiscoveryv2.APISubresourceDiscovery{Subresource: sub, ResponseKind: kind, Verbs: statusVerbs}
+				if sub == "scale" {
+					sd.ResponseKind = &metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+				}
+				rd.Subresources = append(rd.Subresources, sd)
 			}
 			vd.Resources = append(vd.Resources, rd)
 		}
@@ -375,4 +357,23 @@ func aggregatedDocuments(docs map[format]*document, items []apidiscoveryv2.APIGr
 		return err
 	}
 	return nil
+}
+
+// statusAndScale names r's status and scale subresources in the order
+// kube lists them: by name for built-in kinds (kube-apiserver sorts
+// their paths), status first for custom resources (as
+// apiextensions-apiserver lists them).
+func statusAndScale(r *registry.Resource) []string {
+	var out []string
+	if r.StatusSubresource {
+		out = append(out, "status")
+	}
+	if r.Scale != nil {
+		if r.Typed {
+			out = append([]string{"scale"}, out...)
+		} else {
+			out = append(out, "scale")
+		}
+	}
+	return out
 }

@@ -1100,3 +1100,23 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("after the last change /apis has %v", got)
 	}
 }
+
+// TestSubresourceOrder: kube-apiserver lists a built-in kind's
+// subresources by name (scale before status, as the oracle does for
+// deployments), apiextensions-apiserver a custom resource's status
+// first.
+func TestSubresourceOrder(t *testing.T) {
+	tests := []struct {
+		typed bool
+		want  []string
+	}{
+		{true, []string{"scale", "status"}},
+		{false, []string{"status", "scale"}},
+	}
+	for _, tt := range tests {
+		r := &registry.Resource{Typed: tt.typed, StatusSubresource: true, Scale: &registry.Scale{}}
+		if got := statusAndScale(r); !slices.Equal(got, tt.want) {
+			t.Errorf("typed %v: %v, want %v", tt.typed, got, tt.want)
+		}
+	}
+}

@@ -13,8 +13,10 @@
 //	/apis/<group>/<ver>   APIResourceList
 //
 // Versions are listed by Kubernetes version priority (v1, v1beta1,
-// v1alpha1); the first is the preferred version. A resource with a status
-// subresource is followed by a "<plural>/status" entry.
+// v1alpha1); the first is the preferred version. A resource is followed
+// by an entry for each of its subresources ("<plural>/status",
+// "<plural>/scale", ...), by name for built-in kinds as kube-apiserver
+// sorts them, status before scale for custom resources.
 //
 // /api and /apis also serve aggregated discovery: the whole tree in one
 // apidiscovery.k8s.io APIGroupDiscoveryList (the core group from /api,

@@ -50,7 +50,7 @@ func ParseSelection(q map[string][]string, res *registry.Resource) (Selection, e
 	}
 	for _, req := range fs.Requirements() {
 		if !res.HasField(req.Field) {
-			return Selection{}, apierror.BadRequest("field label not supported: %s", req.Field)
+			return Selection{}, apierror.BadRequest("%s", res.FieldSelectorRefusal(req.Field))
 		}
 	}
 	return Selection{label: ls, field: fs}, nil

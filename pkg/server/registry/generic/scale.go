@@ -31,10 +31,11 @@ func ScaleOf(res *registry.Resource, obj []byte) ([]byte, error) {
 	if err != nil {
 		return nil, apierror.Internal(err)
 	}
-	return jsonMarshal(scaleOf(res.Scale, u))
+	return jsonMarshal(scaleOf(res, u))
 }
 
-func scaleOf(sc *registry.Scale, u *unstructured.Unstructured) map[string]any {
+func scaleOf(res *registry.Resource, u *unstructured.Unstructured) map[string]any {
+	sc := res.Scale
 	meta := map[string]any{
 		"name": u.GetName(), "uid": string(u.GetUID()), "resourceVersion": u.GetResourceVersion(),
 		"creationTimestamp": u.Object["metadata"].(map[string]any)["creationTimestamp"],
@@ -43,14 +44,21 @@ func scaleOf(sc *registry.Scale, u *unstructured.Unstructured) map[string]any {
 		meta["namespace"] = ns
 	}
 	spec := map[string]any{}
-	if n, ok := replicasAt(u, sc.SpecReplicasPath); ok {
+	// autoscaling/v1 omits a desired count of zero (omitempty), as
+	// kube-apiserver serves every Scale.
+	if n, ok := replicasAt(u, sc.SpecReplicasPath); ok && n != 0 {
 		spec["replicas"] = n
 	}
 	status := map[string]any{"replicas": int64(0)}
 	if n, ok := replicasAt(u, sc.StatusReplicasPath); ok {
 		status["replicas"] = n
 	}
-	if sc.LabelSelectorPath != "" {
+	if ss, ok := res.Strategy.(registry.ScaleSelectorStrategy); ok {
+		// An empty selector is omitted, as autoscaling/v1 encodes it.
+		if sel := ss.ScaleSelector(u.Object); sel != "" {
+			status["selector"] = sel
+		}
+	} else if sc.LabelSelectorPath != "" {
 		if sel, ok, _ := unstructured.NestedString(u.Object, splitFieldPath(sc.LabelSelectorPath)...); ok {
 			status["selector"] = sel
 		}
@@ -86,7 +94,7 @@ func splitFieldPath(p string) []string {
 func DesiredScale(res *registry.Resource, name string, change func(scale []byte) ([]byte, error)) Desired {
 	return func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		sc := res.Scale
-		curScale, err := json.Marshal(scaleOf(sc, cur))
+		curScale, err := json.Marshal(scaleOf(res, cur))
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}

@@ -223,7 +223,7 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 		next.SetGeneration(old.GetGeneration())
 		// A binding assigns, it does not change what was asked for:
 		// kube writes it past the strategy, generation untouched.
-		if subresource != registry.SubresourceBinding && specChanged(res, next, old) {
+		if subresource != registry.SubresourceBinding && (specChanged(res, next, old) || bumpsGeneration(res, subresource, next, old)) {
 			next.SetGeneration(old.GetGeneration() + 1)
 		}
 	} else if g, ok := oldMeta["generation"]; ok {
@@ -265,6 +265,14 @@ func specChanged(res *registry.Resource, a, b *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// bumpsGeneration asks the kind's GenerationStrategy, for writes to the
+// main resource, whether a change the spec does not show is a new
+// generation (a Deployment's annotations).
+func bumpsGeneration(res *registry.Resource, subresource registry.Subresource, next, old *unstructured.Unstructured) bool {
+	gs, ok := res.Strategy.(registry.GenerationStrategy)
+	return ok && subresource == registry.SubresourceNone && gs.BumpsGeneration(next.Object, old.Object)
 }
 
 // sameObject reports whether an update would store what is stored; such
