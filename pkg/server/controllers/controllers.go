@@ -29,6 +29,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
@@ -47,11 +48,12 @@ const (
 	Scheduler        = "scheduler"
 	Disruption       = "disruption"
 	PodGC            = "podgc"
+	ReplicaSet       = "replicaset"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -164,6 +166,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{PodGC, func() error {
 			return podgc.Setup(m, podgc.Options{TerminatedPodThreshold: opts.TerminatedPodGCThreshold})
 		}},
+		{ReplicaSet, func() error { return replicaset.Setup(m, replicaset.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
