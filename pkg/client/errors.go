@@ -219,3 +219,19 @@ func NewNotFound(gr schema.GroupResource, name string) *StatusError {
 		Message: fmt.Sprintf("%s %q not found", gr.String(), name),
 	}}
 }
+
+// HasStatusCause reports whether err is a Status whose details carry a
+// cause of type t, such as the NamespaceTerminating cause of a create
+// refused in a namespace being deleted.
+func HasStatusCause(err error, t metav1.CauseType) bool {
+	se, ok := errors.AsType[*StatusError](err)
+	if !ok || se.ErrStatus.Details == nil {
+		return false
+	}
+	for _, c := range se.ErrStatus.Details.Causes {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}

@@ -106,7 +106,7 @@ func (b *Broadcaster) flush(wctx context.Context, first *pending) {
 // rejected drops an Event the server (or the client) refused for good.
 func (b *Broadcaster) rejected(ctx context.Context, ev *corev1.Event, err error) {
 	level := slog.LevelWarn
-	if namespaceTerminating(err) || client.IsAlreadyExists(err) {
+	if client.HasStatusCause(err, corev1.NamespaceTerminatingCause) || client.IsAlreadyExists(err) {
 		// Expected in normal operation: the object's namespace is
 		// going away, or another writer took the name.
 		level = slog.LevelDebug
@@ -125,19 +125,6 @@ func retriable(err error) bool {
 		return true
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
-}
-
-func namespaceTerminating(err error) bool {
-	se, ok := errors.AsType[*client.StatusError](err)
-	if !ok || se.ErrStatus.Details == nil {
-		return false
-	}
-	for _, c := range se.ErrStatus.Details.Causes {
-		if c.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }
 
 // backoff is the wait after the given failed attempt: RetryBackoff

@@ -199,7 +199,7 @@ func (r *reconciler) create(ctx context.Context, rs *appsv1.ReplicaSet, key type
 		err = r.api.Create(ctx, pod)
 	}
 	if err != nil {
-		if namespaceTerminating(err) {
+		if client.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			// Every create fails until the namespace is gone.
 			return nil
 		}
@@ -247,17 +247,4 @@ func slowStart(count int, fn func() error) (int, error) {
 		}
 	}
 	return done, nil
-}
-
-func namespaceTerminating(err error) bool {
-	se, ok := errors.AsType[*client.StatusError](err)
-	if !ok || se.ErrStatus.Details == nil {
-		return false
-	}
-	for _, c := range se.ErrStatus.Details.Causes {
-		if c.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }
