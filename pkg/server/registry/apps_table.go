@@ -123,10 +123,14 @@ func containerName(c map[string]any) string  { return str(c["name"]) }
 func containerImage(c map[string]any) string { return str(c["image"]) }
 
 // templateContainers joins one field of each container of the pod
-// template with commas.
-func templateContainers(f func(map[string]any) string) func(map[string]any) any {
+// template with commas; the template's pod spec is at path, or at
+// spec.template.spec.
+func templateContainers(f func(map[string]any) string, path ...string) func(map[string]any) any {
+	if len(path) == 0 {
+		path = []string{"spec", "template", "spec"}
+	}
 	return func(obj map[string]any) any {
-		cs, _ := nestedMap(obj, false, "spec", "template", "spec")["containers"].([]any)
+		cs, _ := nestedMap(obj, false, path...)["containers"].([]any)
 		parts := make([]string, 0, len(cs))
 		for _, c := range cs {
 			m, _ := c.(map[string]any)

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -15,22 +14,9 @@ import (
 // pod template at path: its containers' names and images, and the
 // selector at selectorPath.
 func templateColumns(selectorPath []string, path ...string) []Column {
-	join := func(key string) func(map[string]any) any {
-		return func(obj map[string]any) any {
-			spec := nestedMap(obj, false, path...)
-			cs, _ := spec["containers"].([]any)
-			parts := make([]string, 0, len(cs))
-			for _, c := range cs {
-				m, _ := c.(map[string]any)
-				s, _ := m[key].(string)
-				parts = append(parts, s)
-			}
-			return strings.Join(parts, ",")
-		}
-	}
 	return []Column{
-		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template.", Value: join("name")},
-		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template.", Value: join("image")},
+		{Name: "Containers", Type: "string", Priority: 1, Description: containersDoc, Value: templateContainers(containerName, path...)},
+		{Name: "Images", Type: "string", Priority: 1, Description: imagesDoc, Value: templateContainers(containerImage, path...)},
 		{Name: "Selector", Type: "string", Priority: 1, Description: batchv1.JobSpec{}.SwaggerDoc()["selector"], Value: func(obj map[string]any) any {
 			return selectorCell(nestedMap(obj, false, selectorPath[:len(selectorPath)-1]...)[selectorPath[len(selectorPath)-1]])
 		}},
