@@ -29,8 +29,8 @@ type Decision struct {
 // kube's order of checks: a CronJob being deleted, with an unknown
 // spec.timeZone, suspended, or with a schedule that cannot be parsed
 // or counted waits for a change; otherwise the most recent missed time
-// is started unless it is past startingDeadlineSeconds (MissSchedule),
-// already started (its Job in status.active or lastScheduleTime), or
+// is started unless it is older than startingDeadlineSeconds, already
+// started (its Job in status.active or lastScheduleTime), or
 // concurrencyPolicy Forbid finds a Job running (JobAlreadyActive).
 func Decide(cj *batchv1.CronJob, now time.Time) Decision {
 	var d Decision
@@ -70,6 +70,8 @@ func Decide(cj *batchv1.CronJob, now time.Time) Decision {
 	switch {
 	case due == nil:
 		return d
+	// kube's guard: Due searches from the deadline on, so with an
+	// unchanged clock it finds nothing this old.
 	case cj.Spec.StartingDeadlineSeconds != nil && due.Add(time.Duration(*cj.Spec.StartingDeadlineSeconds)*time.Second).Before(now):
 		warn("MissSchedule", "Missed scheduled time to start a job: %s", due.UTC().Format(time.RFC1123Z))
 		return d

@@ -51,4 +51,3 @@ func byStartTime(a, b *batchv1.Job) int {
 	}
 	return 1
 }
-
