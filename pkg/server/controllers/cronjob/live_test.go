@@ -25,7 +25,9 @@ import (
 // stepped a minute at a time, with three CronJobs on "*/1 * * * *":
 // Allow starts a Job every minute and keeps 2 successful and 1 failed
 // finished ones; Forbid skips a minute while its Job runs; Replace
-// deletes the running Job and starts the next. No Job controller runs:
+// deletes the running Job and starts the next. A fourth CronJob whose
+// schedule changes is looked at when the new schedule next fires, not
+// at once: the times it missed since its creation are not started. No Job controller runs:
 // the test finishes Jobs by writing their status as kube's would.
 func TestLive(t *testing.T) {
 	env := envtest.Start(t, envtest.WithoutControllers())
@@ -36,11 +38,11 @@ func TestLive(t *testing.T) {
 		return cronjob.Setup(m, cronjob.Options{Clock: fake})
 	})
 
-	mk := func(name string, p batchv1.ConcurrencyPolicy) {
+	mk := func(name, schedule string, p batchv1.ConcurrencyPolicy) {
 		cj := &batchv1.CronJob{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
 			Spec: batchv1.CronJobSpec{
-				Schedule:                   "*/1 * * * *",
+				Schedule:                   schedule,
 				ConcurrencyPolicy:          p,
 				SuccessfulJobsHistoryLimit: ptr.To[int32](2),
 				FailedJobsHistoryLimit:     ptr.To[int32](1),
@@ -56,9 +58,10 @@ func TestLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mk("allow", batchv1.AllowConcurrent)
-	mk("forbid", batchv1.ForbidConcurrent)
-	mk("replace", batchv1.ReplaceConcurrent)
+	mk("allow", "*/1 * * * *", batchv1.AllowConcurrent)
+	mk("forbid", "*/1 * * * *", batchv1.ForbidConcurrent)
+	mk("replace", "*/1 * * * *", batchv1.ReplaceConcurrent)
+	mk("moved", "0 0 1 1 *", batchv1.AllowConcurrent)
 
 	// minutes[i] is the i-th schedule time; tick moves the clock just
 	// past the next one.
@@ -198,12 +201,13 @@ func TestLive(t *testing.T) {
 		t.Errorf("allow's lastSuccessfulTime %v, want %v", got, j.CreationTimestamp.Add(time.Second))
 	}
 
-	// Minute 3: Forbid starts again once its Job is done.
-	finish(name("allow", m2), false)
+	// Once Forbid's Job is done, the minute it skipped is started at
+	// once, as no starting deadline bounds it.
 	finish(name("forbid", m1), true)
+	expect("forbid", []string{name("forbid", m1), name("forbid", m2)}, []string{name("forbid", m2)}, m2)
+	finish(name("allow", m2), false)
 	m3 := tick()
 	expect("allow", []string{name("allow", m1), name("allow", m2), name("allow", m3)}, []string{name("allow", m3)}, m3)
-	expect("forbid", []string{name("forbid", m1), name("forbid", m3)}, []string{name("forbid", m3)}, m3)
 
 	// Minute 4 and on: a third success prunes the oldest one, a second
 	// failure the older failure.
@@ -218,4 +222,28 @@ func TestLive(t *testing.T) {
 	finish(name("allow", m5), false)
 	expect("allow", []string{name("allow", m3), name("allow", m4), name("allow", m5)}, nil, m5)
 	event("allow", "SuccessfulDelete", "Deleted job "+name("allow", m2))
+
+	// A new schedule under which minutes since creation were missed:
+	// nothing starts until its next time.
+	moved := &batchv1.CronJob{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "moved"}, moved); err != nil {
+		t.Fatal(err)
+	}
+	moved.Spec.Schedule = "*/2 * * * *"
+	if err := c.Update(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	now := fake.Now()
+	even := now.Truncate(2 * time.Minute).Add(2 * time.Minute)
+	envtest.EventuallyTrue(t, "a wake-up at the new schedule's next time", func() bool {
+		return slices.ContainsFunc(fake.Waiting(), func(w time.Time) bool { return w.Equal(even.Add(100 * time.Millisecond)) })
+	})
+	envtest.Consistently(t, "no Job for a time missed before the change", func() error {
+		if got, err := jobsOf("moved"); err != nil || len(got) > 0 {
+			return fmt.Errorf("jobs %v, err %v", got, err)
+		}
+		return nil
+	}, envtest.Within(time.Second))
+	fake.Step(even.Add(time.Second).Sub(now))
+	expect("moved", []string{name("moved", even)}, []string{name("moved", even)}, even)
 }
