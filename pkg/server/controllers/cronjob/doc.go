@@ -20,8 +20,11 @@
 // (Forbid), or the CronJob is suspended. Replace deletes the running
 // Jobs first. The Job is named after its scheduled time in minutes
 // since the epoch (JobName), so a pass repeated after a crash finds it
-// instead of starting it twice. Every pass asks to be woken 100 ms
-// after the next scheduled time.
+// instead of starting it twice. A pass asks to be woken 100 ms after
+// the next scheduled time, unless the CronJob is suspended or its
+// schedule or zone unusable; a CronJob whose schedule or zone changes
+// is next looked at when the new schedule fires (the rescheduler), so
+// that times missed under it are not started.
 //
 // The decisions are pure functions of the CronJob, its Jobs and the
 // time of an injected clock; the reconciler only reads, writes and
