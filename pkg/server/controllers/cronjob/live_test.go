@@ -33,11 +33,6 @@ func TestLive(t *testing.T) {
 	env := envtest.Start(t, envtest.WithoutControllers())
 	c := env.Client()
 	ctx := context.Background()
-	fake := clock.NewFake(time.Now())
-	env.StartManager(t, func(m *manager.Manager) error {
-		return cronjob.Setup(m, cronjob.Options{Clock: fake})
-	})
-
 	mk := func(name, schedule string, p batchv1.ConcurrencyPolicy) {
 		cj := &batchv1.CronJob{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
@@ -62,6 +57,12 @@ func TestLive(t *testing.T) {
 	mk("forbid", "*/1 * * * *", batchv1.ForbidConcurrent)
 	mk("replace", "*/1 * * * *", batchv1.ReplaceConcurrent)
 	mk("moved", "0 0 1 1 *", batchv1.AllowConcurrent)
+	// The fake clock starts after the CronJobs were created, so that
+	// the next minute is after their creation.
+	fake := clock.NewFake(time.Now())
+	env.StartManager(t, func(m *manager.Manager) error {
+		return cronjob.Setup(m, cronjob.Options{Clock: fake})
+	})
 
 	// minutes[i] is the i-th schedule time; tick moves the clock just
 	// past the next one.

@@ -29,7 +29,6 @@ func TestLiveRecovery(t *testing.T) {
 	env := envtest.Start(t, envtest.WithoutControllers())
 	c := env.Client()
 	ctx := context.Background()
-	fake := clock.NewFake(time.Now())
 
 	mkCron := func(name string) *batchv1.CronJob {
 		cj := &batchv1.CronJob{
@@ -91,6 +90,8 @@ func TestLiveRecovery(t *testing.T) {
 
 	lost, manual, missing := mkCron("lost"), mkCron("manual"), mkCron("missing")
 	mkCron("taken")
+	// After the creations: the next minute is after them.
+	fake := clock.NewFake(time.Now())
 	minute := fake.Now().Truncate(time.Minute).Add(time.Minute)
 	jobName := func(cj string) string { return fmt.Sprintf("%s-%d", cj, minute.Unix()/60) }
 	mkJob(jobName("lost"), lost)
