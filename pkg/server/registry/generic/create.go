@@ -115,7 +115,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if err != nil {
 			return nil, apierror.From(err, gr, u.GetName())
 		}
-		b, err := servedBytes(u, rev)
+		b, err := servedFromStored(res, u, val, rev)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}

@@ -57,6 +57,19 @@ func servedBytes(u *unstructured.Unstructured, rev int64) ([]byte, error) {
 	return json.Marshal(u.Object)
 }
 
+// servedFromStored is servedBytes for u just stored as stored at rev:
+// when u is stored in the form it is served in, the stored bytes take
+// the revision without encoding u again.
+func servedFromStored(res *registry.Resource, u *unstructured.Unstructured, stored []byte, rev int64) ([]byte, error) {
+	if res.Converter == nil {
+		if b, ok := withResourceVersion(stored, rev); ok {
+			u.SetResourceVersion(strconv.FormatInt(rev, 10))
+			return b, nil
+		}
+	}
+	return servedBytes(u, rev)
+}
+
 // decoder builds the watch cache's objects for a resource.
 func decoder(res *registry.Resource) watchcache.DecodeFunc {
 	return func(key string, value []byte, rev int64) (*watchcache.Object, error) {

@@ -109,11 +109,11 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 		return b, false, nil
 	}
 	var rev int64
+	var val []byte // what was stored; nil when the object was deleted
 	if next.GetDeletionTimestamp() != nil && !held(res, next) {
 		// The last finalizer is gone: the object's deletion completes.
 		_, rev, err = s.storage.Delete(ctx, key, read)
 	} else {
-		var val []byte
 		if val, err = s.storable(res, next, opts.applied); err != nil {
 			return nil, false, err
 		}
@@ -125,10 +125,15 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 	if err != nil {
 		return nil, false, apierror.From(err, res.GroupResource(), name)
 	}
-	if b, err = servedBytes(next, rev); err != nil {
+	if val != nil {
+		b, err = servedFromStored(res, next, val, rev)
+	} else {
+		b, err = servedBytes(next, rev)
+	}
+	if err != nil {
 		return nil, false, apierror.Internal(err)
 	}
-	if next.GetDeletionTimestamp() == nil || held(res, next) {
+	if val != nil {
 		s.offer(res, next, rev, b)
 	}
 	if err := s.afterWrite(ctx, res, name, rev); err != nil {
