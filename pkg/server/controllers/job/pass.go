@@ -53,16 +53,16 @@ type Pass struct {
 	// Events are the Events to record, in order.
 	Events []Event
 
-	original                    batchv1.JobStatus
-	uncountedSucceeded          map[types.UID]bool
-	uncountedFailed             map[types.UID]bool
+	original                     batchv1.JobStatus
+	uncountedSucceeded           map[types.UID]bool
+	uncountedFailed              map[types.UID]bool
 	prevSucceededIx, succeededIx Indexes
-	failedIx                    *Indexes
-	delayed                     map[int]*corev1.Pod // per index, a failed pod kept until its replacement exists
-	withFinalizer               map[types.UID]bool // pods tracked and not being released
-	plan                        Plan
-	dirty                       bool // the status changed in ways that need a write
-	tooManyUncounted            bool // Track stopped at maxUncounted
+	failedIx                     *Indexes
+	delayed                      map[int]*corev1.Pod // per index, a failed pod kept until its replacement exists
+	withFinalizer                map[types.UID]bool  // pods tracked and not being released
+	plan                         Plan
+	dirty                        bool // the status changed in ways that need a write
+	tooManyUncounted             bool // Track stopped at maxUncounted
 }
 
 // NewPass assesses job given its pods at now. prev is the Job's failure
