@@ -25,12 +25,14 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/job"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/ttlafterfinished"
 )
 
 // The controllers' names, for Options.Disabled and the server's
@@ -47,11 +49,13 @@ const (
 	Scheduler        = "scheduler"
 	Disruption       = "disruption"
 	PodGC            = "podgc"
+	Job              = "job"
+	TTLAfterFinished = "ttl-after-finished"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, Job, TTLAfterFinished}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -164,6 +168,8 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{PodGC, func() error {
 			return podgc.Setup(m, podgc.Options{TerminatedPodThreshold: opts.TerminatedPodGCThreshold})
 		}},
+		{Job, func() error { return job.Setup(m, job.Options{}) }},
+		{TTLAfterFinished, func() error { return ttlafterfinished.Setup(m, ttlafterfinished.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

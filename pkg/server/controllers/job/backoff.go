@@ -131,25 +131,25 @@ func containersFinished(pod *corev1.Pod) (time.Time, bool) {
 // does: a restarted controller starts every Job afresh.
 type backoffs struct {
 	mu    sync.Mutex
-	byJob map[types.UID]Backoff
+	byJob map[types.NamespacedName]Backoff
 }
 
-func (b *backoffs) get(job types.UID) Backoff {
+func (b *backoffs) get(job types.NamespacedName) Backoff {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.byJob[job]
 }
 
-func (b *backoffs) set(job types.UID, r Backoff) {
+func (b *backoffs) set(job types.NamespacedName, r Backoff) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.byJob == nil {
-		b.byJob = map[types.UID]Backoff{}
+		b.byJob = map[types.NamespacedName]Backoff{}
 	}
 	b.byJob[job] = r
 }
 
-func (b *backoffs) forget(job types.UID) {
+func (b *backoffs) forget(job types.NamespacedName) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.byJob, job)

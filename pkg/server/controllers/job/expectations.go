@@ -21,7 +21,7 @@ const expectationsTimeout = 5 * time.Minute
 // be counted again.
 type expectations struct {
 	mu    sync.Mutex
-	byJob map[types.UID]*expected
+	byJob map[types.NamespacedName]*expected
 }
 
 type expected struct {
@@ -31,9 +31,9 @@ type expected struct {
 	since      time.Time            // of the newest create or delete
 }
 
-func (e *expectations) entry(job types.UID) *expected {
+func (e *expectations) entry(job types.NamespacedName) *expected {
 	if e.byJob == nil {
-		e.byJob = map[types.UID]*expected{}
+		e.byJob = map[types.NamespacedName]*expected{}
 	}
 	x := e.byJob[job]
 	if x == nil {
@@ -43,7 +43,7 @@ func (e *expectations) entry(job types.UID) *expected {
 	return x
 }
 
-func (e *expectations) created(job types.UID, name string, now time.Time) {
+func (e *expectations) created(job types.NamespacedName, name string, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.entry(job)
@@ -51,7 +51,7 @@ func (e *expectations) created(job types.UID, name string, now time.Time) {
 	x.since = now
 }
 
-func (e *expectations) deleting(job types.UID, pod *corev1.Pod, now time.Time) {
+func (e *expectations) deleting(job types.NamespacedName, pod *corev1.Pod, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.entry(job)
@@ -60,7 +60,7 @@ func (e *expectations) deleting(job types.UID, pod *corev1.Pod, now time.Time) {
 }
 
 // undoDelete drops the expectation of a delete that failed.
-func (e *expectations) undoDelete(job types.UID, uid types.UID) {
+func (e *expectations) undoDelete(job types.NamespacedName, uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x := e.byJob[job]; x != nil {
@@ -68,7 +68,7 @@ func (e *expectations) undoDelete(job types.UID, uid types.UID) {
 	}
 }
 
-func (e *expectations) removingFinalizer(job types.UID, pod *corev1.Pod) {
+func (e *expectations) removingFinalizer(job types.NamespacedName, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.entry(job).finalizers[pod.UID] = pod.Name
@@ -76,7 +76,7 @@ func (e *expectations) removingFinalizer(job types.UID, pod *corev1.Pod) {
 
 // undoFinalizer drops the expectation of a finalizer removal that
 // failed.
-func (e *expectations) undoFinalizer(job types.UID, uid types.UID) {
+func (e *expectations) undoFinalizer(job types.NamespacedName, uid types.UID) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x := e.byJob[job]; x != nil {
@@ -84,7 +84,7 @@ func (e *expectations) undoFinalizer(job types.UID, uid types.UID) {
 	}
 }
 
-func (e *expectations) forget(job types.UID) {
+func (e *expectations) forget(job types.NamespacedName) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.byJob, job)
@@ -94,7 +94,7 @@ func (e *expectations) forget(job types.UID) {
 // byName holds, shows done. It reports whether every create and delete
 // is seen (or older than expectationsTimeout), and returns the pods
 // whose finalizer removal is not seen yet.
-func (e *expectations) observe(job types.UID, byName map[string]*corev1.Pod, now time.Time) (satisfied bool, removing map[types.UID]bool) {
+func (e *expectations) observe(job types.NamespacedName, byName map[string]*corev1.Pod, now time.Time) (satisfied bool, removing map[types.UID]bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.byJob[job]
