@@ -143,8 +143,8 @@ func (r *reconciler) settleClaims(ctx context.Context, job *batchv1.Job, c Claim
 	}
 	for _, p := range c.Release {
 		err := r.patch(ctx, p, map[string]any{
-			"ownerReferences":                      []any{map[string]any{"$patch": "delete", "uid": job.UID}},
-			"uid":                                  p.UID,
+			"ownerReferences":                     []any{map[string]any{"$patch": "delete", "uid": job.UID}},
+			"uid":                                 p.UID,
 			"$deleteFromPrimitiveList/finalizers": []string{batchv1.JobTrackingFinalizer},
 		})
 		if err != nil && !client.IsNotFound(err) {
