@@ -96,3 +96,5 @@ func conditionTypes(cs []batchv1.JobCondition) string {
 }
 
 func metav1Time(t time.Time) metav1.Time { return metav1.NewTime(t) }
+
+var testKey = types.NamespacedName{Namespace: "ns", Name: "pi"}
