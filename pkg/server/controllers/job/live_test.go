@@ -334,7 +334,7 @@ func TestLiveSuspend(t *testing.T) {
 		return nil
 	})
 	patch(long, true)
-	got = waitCondition(t, c, long, batchv1.JobSuspended, "JobSuspended", envtest.Within(60*time.Second))
+	waitCondition(t, c, long, batchv1.JobSuspended, "JobSuspended", envtest.Within(60*time.Second))
 	envtest.Eventually(t, "the suspended job's pods gone", func() error {
 		pods, err := podsOf(ctx, c, long)
 		if err != nil {
