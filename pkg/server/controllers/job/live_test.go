@@ -430,3 +430,44 @@ func TestLiveTTL(t *testing.T) {
 		return nil
 	}, envtest.Within(60*time.Second))
 }
+
+// TestLiveDeleteReleasesPods: a running Job deleted in the background
+// leaves its pods to the garbage collector, and their tracking
+// finalizer is released so they go too.
+func TestLiveDeleteReleasesPods(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	job := newJob("doomed", 2, 2, "1h", 0)
+	if err := c.Create(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "two pods running", func() error {
+		pods, err := podsOf(ctx, c, job)
+		if err != nil {
+			return err
+		}
+		running := 0
+		for _, p := range pods {
+			if p.Status.Phase == corev1.PodRunning && slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) {
+				running++
+			}
+		}
+		if running != 2 {
+			return fmt.Errorf("%d of %d pods running and tracked", running, len(pods))
+		}
+		return nil
+	})
+	if err := c.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "the pods gone", func() error {
+		pods, err := podsOf(ctx, c, job)
+		if err != nil {
+			return err
+		}
+		if len(pods) != 0 {
+			return fmt.Errorf("%d pods left, finalizers of the first %v", len(pods), pods[0].Finalizers)
+		}
+		return nil
+	}, envtest.Within(60*time.Second))
+}
