@@ -61,7 +61,9 @@ func hasReadyCondition(p *corev1.Pod) bool {
 func TestPlan(t *testing.T) {
 	unscheduled := func(p *corev1.Pod) { p.Spec.NodeName = "" }
 	restarts := func(n int32) func(*corev1.Pod) {
-		return func(p *corev1.Pod) { p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: n}} }
+		return func(p *corev1.Pod) {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: n}}
+		}
 	}
 	perIndex := func(limit int32) func(*batchv1.Job) {
 		return func(j *batchv1.Job) { indexedJob(j); j.Spec.BackoffLimitPerIndex = &limit }
