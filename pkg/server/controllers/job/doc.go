@@ -25,4 +25,9 @@
 // pods and the time (NewPass, Plan, Managed, Track, Counted, Conclude);
 // the reconciler only reads and writes, and a companion controller
 // releases the finalizer of pods whose Job is gone or has ended.
+//
+// Unlike kube, which batches a Job's pod events for a second before a
+// sync, a pod event starts a pass at once: the queue already merges
+// events that arrive while a pass runs, and a pass waits for the cache
+// to show its own writes before the next one starts.
 package job
