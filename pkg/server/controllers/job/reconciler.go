@@ -33,6 +33,7 @@ type reconciler struct {
 	clock    clock.Clock
 	exp      *expectations
 	backoffs *backoffs
+	metrics  *metrics // nil records nothing
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -57,16 +58,25 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.events.Eventf(job, corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown")
 		return reconcile.Result{}, nil
 	}
+	start := r.clock.Now()
+	res, action, err := r.sync(ctx, key, job)
+	r.metrics.synced(job, action, err, r.clock.Now().Sub(start))
+	return res, err
+}
+
+// sync runs one pass of job and says what it did, as kube's action label
+// does.
+func (r *reconciler) sync(ctx context.Context, key types.NamespacedName, job *batchv1.Job) (reconcile.Result, string, error) {
 	sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
 	if err != nil {
 		// Validation refuses such a selector; wait for a fixed one.
 		reconcile.Logger(ctx).WarnContext(ctx, "job selector unusable", "err", err)
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, actionReconciling, nil
 	}
 	now := r.clock.Now()
 	list := &corev1.PodList{}
 	if err := r.cache.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, actionReconciling, err
 	}
 	byName := make(map[string]*corev1.Pod, len(list.Items))
 	pods := make([]*corev1.Pod, len(list.Items))
@@ -79,17 +89,17 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	satisfied, removing := r.exp.observe(key, byName, now)
 	owned, err := r.settleClaims(ctx, job, Claim(job, sel, pods))
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, actionReconciling, err
 	}
 	pass := NewPass(job, owned, now, r.backoffs.get(key), removing, satisfied)
 	plan := pass.Plan()
 	outcome, manageErr := r.carryOut(ctx, key, pass, plan)
 	pass.Managed(outcome)
 	if err := r.track(ctx, key, pass); err != nil {
-		return reconcile.Result{}, errors.Join(manageErr, fmt.Errorf("tracking status: %w", err))
+		return reconcile.Result{}, plan.action(), errors.Join(manageErr, fmt.Errorf("tracking status: %w", err))
 	}
 	if manageErr != nil {
-		return reconcile.Result{}, manageErr
+		return reconcile.Result{}, plan.action(), manageErr
 	}
 	var requeue time.Duration
 	if plan.Wait > 0 {
@@ -98,7 +108,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if pass.Recheck > 0 && (requeue == 0 || pass.Recheck < requeue) {
 		requeue = pass.Recheck
 	}
-	return reconcile.Result{RequeueAfter: requeue}, nil
+	return reconcile.Result{RequeueAfter: requeue}, plan.action(), nil
 }
 
 // managedElsewhere: spec.managedBy names another controller.
@@ -280,11 +290,17 @@ func (r *reconciler) track(ctx context.Context, key types.NamespacedName, pass *
 		}
 		return rmErr
 	}
-	if pass.Conclude() || dirty {
+	concluded := pass.Conclude()
+	if concluded || dirty {
 		if err := r.writeStatus(ctx, pass); err != nil {
 			return fmt.Errorf("removing uncounted pods from status: %w", err)
 		}
 	}
+	var end *batchv1.JobCondition
+	if concluded {
+		end = pass.Finished
+	}
+	r.metrics.counted(pass.Job, pass.original, end)
 	for _, e := range pass.Events {
 		r.events.Eventf(pass.Job, e.Type, e.Reason, "%s", e.Message)
 	}

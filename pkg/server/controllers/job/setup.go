@@ -39,8 +39,12 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
+	met, err := newMetrics(m.Registry())
+	if err != nil {
+		return err
+	}
 	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
-		exp: &expectations{}, backoffs: &backoffs{}}
+		exp: &expectations{}, backoffs: &backoffs{}, metrics: met}
 	if _, err := m.NewController(r, controller.Options{Name: "job", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*batchv1.Job](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
@@ -50,7 +54,7 @@ func Setup(m *manager.Manager, opts Options) error {
 		return err
 	}
 	o := &orphans{cache: m.Client(), api: m.API()}
-	_, err := m.NewController(o, controller.Options{Name: "job_orphan_pod", Workers: opts.Workers, Clock: opts.Clock},
+	_, err = m.NewController(o, controller.Options{Name: "job_orphan_pod", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*corev1.Pod](controller.WithPredicates(predicate.Funcs[*corev1.Pod]{
 			CreateFunc: hasTrackingFinalizer,
 			UpdateFunc: func(_, pod *corev1.Pod) bool { return hasTrackingFinalizer(pod) },
