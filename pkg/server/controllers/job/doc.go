@@ -24,7 +24,8 @@
 // active pods. The decisions are a Pass, a pure function of the Job, its
 // pods and the time (NewPass, Plan, Managed, Track, Counted, Conclude);
 // the reconciler only reads and writes, and a companion controller
-// releases the finalizer of pods whose Job is gone or has ended.
+// releases the finalizer of pods whose Job is gone or has ended. The
+// stable job_controller_* metrics of kube are kept under its names.
 //
 // Unlike kube, which batches a Job's pod events for a second before a
 // sync, a pod event starts a pass at once: the queue already merges
