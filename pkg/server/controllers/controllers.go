@@ -26,6 +26,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/garbagecollector"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/job"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/namespace"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
@@ -33,6 +34,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/ttlafterfinished"
 )
 
 // The controllers' names, for Options.Disabled and the server's
@@ -51,6 +53,8 @@ const (
 	PodGC            = "podgc"
 	ReplicaSet       = "replicaset"
 	CronJob          = "cronjob"
+	Job              = "job"
+	TTLAfterFinished = "ttl-after-finished"
 )
 
 // Names lists every built-in controller.
@@ -59,6 +63,8 @@ func Names() []string {
 		Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC,
 		ReplicaSet,
 		CronJob,
+		Job,
+		TTLAfterFinished,
 	}
 }
 
@@ -174,6 +180,8 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		}},
 		{ReplicaSet, func() error { return replicaset.Setup(m, replicaset.Options{}) }},
 		{CronJob, func() error { return cronjob.Setup(m, cronjob.Options{}) }},
+		{Job, func() error { return job.Setup(m, job.Options{}) }},
+		{TTLAfterFinished, func() error { return ttlafterfinished.Setup(m, ttlafterfinished.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
