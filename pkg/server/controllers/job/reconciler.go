@@ -17,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/podcondition"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/slowstart"
 )
 
 // eventRecorder records events on a Job.
@@ -192,7 +193,7 @@ func (r *reconciler) releaseFinalizer(ctx context.Context, pod *corev1.Pod) erro
 func (r *reconciler) carryOut(ctx context.Context, key types.NamespacedName, pass *Pass, plan Plan) (Outcome, error) {
 	job := pass.Job
 	if len(plan.Create) > 0 {
-		created, err := slowStart(plan.Create, func(ix int) error { return r.create(ctx, key, pass, ix) })
+		created, err := slowstart.Run(plan.Create, func(ix int) error { return r.create(ctx, key, pass, ix) })
 		return Outcome{Created: int32(created)}, err
 	}
 	var (
@@ -257,7 +258,7 @@ func (r *reconciler) create(ctx context.Context, key types.NamespacedName, pass 
 	job := pass.Job
 	pod := NewPod(job, ix, pass.Replaced(ix))
 	if err := r.api.Create(ctx, pod); err != nil {
-		if namespaceTerminating(err) {
+		if client.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			// Every create fails until the namespace is gone.
 			return nil
 		}
@@ -348,44 +349,4 @@ func (r *reconciler) release(ctx context.Context, key types.NamespacedName, pods
 	}
 	wg.Wait()
 	return released, first
-}
-
-// slowStart calls fn for each item in batches of 1, 2, 4, ..., each
-// batch at once, stopping after a batch in which a call failed: a
-// template every create refuses fails once, not for every pod. It
-// returns how many calls succeeded.
-func slowStart(items []int, fn func(int) error) (int, error) {
-	done := 0
-	next := 0
-	for batch := min(len(items), 1); batch > 0; batch = min(2*batch, len(items)-next) {
-		errs := make(chan error, batch)
-		var wg sync.WaitGroup
-		for _, it := range items[next : next+batch] {
-			wg.Go(func() {
-				if err := fn(it); err != nil {
-					errs <- err
-				}
-			})
-		}
-		wg.Wait()
-		next += batch
-		done += batch - len(errs)
-		if len(errs) > 0 {
-			return done, <-errs
-		}
-	}
-	return done, nil
-}
-
-func namespaceTerminating(err error) bool {
-	se, ok := errors.AsType[*client.StatusError](err)
-	if !ok || se.ErrStatus.Details == nil {
-		return false
-	}
-	for _, c := range se.ErrStatus.Details.Causes {
-		if c.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }

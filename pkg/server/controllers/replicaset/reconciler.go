@@ -17,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/slowstart"
 )
 
 // eventRecorder records events on a ReplicaSet.
@@ -175,7 +176,7 @@ func (r *reconciler) related(ctx context.Context, rs *appsv1.ReplicaSet, active,
 func (r *reconciler) apply(ctx context.Context, rs *appsv1.ReplicaSet, c Change, now time.Time) error {
 	key := types.NamespacedName{Namespace: rs.Namespace, Name: rs.Name}
 	if c.Create > 0 {
-		_, err := slowStart(c.Create, func() error { return r.create(ctx, rs, key, now) })
+		_, err := slowstart.Run(make([]struct{}, c.Create), func(struct{}) error { return r.create(ctx, rs, key, now) })
 		return err
 	}
 	var wg sync.WaitGroup
@@ -223,28 +224,4 @@ func (r *reconciler) delete(ctx context.Context, rs *appsv1.ReplicaSet, key type
 	r.exp.undo(key, pod.UID)
 	r.events.Eventf(rs, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 	return err
-}
-
-// slowStart calls fn count times in batches of 1, 2, 4, ..., each batch
-// at once, stopping after a batch in which a call failed: a template
-// every create refuses fails once, not count times.
-func slowStart(count int, fn func() error) (int, error) {
-	done := 0
-	for batch := min(count, 1); batch > 0; batch = min(2*batch, count-done) {
-		errs := make(chan error, batch)
-		var wg sync.WaitGroup
-		for range batch {
-			wg.Go(func() {
-				if err := fn(); err != nil {
-					errs <- err
-				}
-			})
-		}
-		wg.Wait()
-		done += batch - len(errs)
-		if len(errs) > 0 {
-			return done, <-errs
-		}
-	}
-	return done, nil
 }
