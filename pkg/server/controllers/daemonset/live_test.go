@@ -27,8 +27,10 @@ import (
 // simulated nodes, their lifecycle and a quick pod garbage collector against a real
 // server: a DaemonSet gets one Ready pod on each of two nodes, a third
 // node joins and gets one, a deleted node's pod goes, a nodeSelector
-// keeps another DaemonSet off the nodes it excludes, and an image change
-// rolls out to every node under a second revision.
+// keeps another DaemonSet off the nodes it excludes, an image change
+// rolls out to every node under a second revision, a failed pod is
+// replaced, and a template whose pods never become ready stops the
+// rollout at maxUnavailable.
 func TestLive(t *testing.T) {
 	env := envtest.Start(t, envtest.WithoutControllers())
 	env.StartManager(t, func(m *manager.Manager) error {
@@ -183,6 +185,59 @@ func TestLive(t *testing.T) {
 		t.Errorf("revisions %v, want two with agent-%s at 2", numbers, hash)
 	}
 
+	// A failed pod is deleted and replaced on its node.
+	failedPod := rolled["sim-a"]
+	failed := failedPod.DeepCopy()
+	failed.Status.Phase = corev1.PodFailed
+	if err := c.UpdateStatus(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "the failed pod replaced", func() error {
+		p := &corev1.Pod{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: failed.Name}, p); !client.IsNotFound(err) {
+			return fmt.Errorf("failed pod %s still there (%v)", failed.Name, err)
+		}
+		return nil
+	}, envtest.Within(time.Minute))
+	if p := settled("agent", "sim-a", "sim-c")["sim-a"]; p.UID == failed.UID {
+		t.Errorf("sim-a still runs the failed pod %s", p.Name)
+	}
+
+	// A template whose pods never become ready stalls the rollout after
+	// maxUnavailable (1) node: the other keeps its ready old pod.
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "agent"}, ds); err != nil {
+		t.Fatal(err)
+	}
+	ds.Spec.Template.Annotations = map[string]string{"setpoint.dev/never-ready": "true"}
+	if err := c.Update(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	stalled := func() error {
+		got := &appsv1.DaemonSet{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "agent"}, got); err != nil {
+			return err
+		}
+		st := got.Status
+		if st.ObservedGeneration != got.Generation || st.DesiredNumberScheduled != 2 || st.UpdatedNumberScheduled != 1 ||
+			st.NumberReady != 1 || st.NumberUnavailable != 1 {
+			return fmt.Errorf("status %+v", st)
+		}
+		var ready int
+		for _, p := range ownedPods(t, c, got.UID) {
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		if ready != 1 {
+			return fmt.Errorf("%d ready pods, want 1", ready)
+		}
+		return nil
+	}
+	envtest.Eventually(t, "the rollout stalled at one node", stalled, envtest.Within(time.Minute))
+	envtest.Consistently(t, "the rollout stalled at one node", stalled, envtest.Within(3*time.Second))
+
 	events := &corev1.EventList{}
 	if err := c.List(ctx, events, client.InNamespace("default")); err != nil {
 		t.Fatal(err)
@@ -193,10 +248,10 @@ func TestLive(t *testing.T) {
 			reasons[e.Reason]++
 		}
 	}
-	// Two pods, one for the new node, two for the rollout; two deleted
-	// by the rollout.
-	if reasons["SuccessfulCreate"] < 5 || reasons["SuccessfulDelete"] < 2 {
-		t.Errorf("daemonset events = %v, want SuccessfulCreate and SuccessfulDelete", reasons)
+	// Two pods, one for the new node, two for the rollout, one for the
+	// failed pod, one for the stalled rollout; as many deleted.
+	if reasons["SuccessfulCreate"] < 6 || reasons["SuccessfulDelete"] < 3 || reasons["FailedDaemonPod"] != 1 {
+		t.Errorf("daemonset events = %v, want SuccessfulCreate, SuccessfulDelete and one FailedDaemonPod", reasons)
 	}
 }
 
