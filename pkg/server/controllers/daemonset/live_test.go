@@ -156,14 +156,7 @@ func TestLive(t *testing.T) {
 	}, envtest.Within(time.Minute))
 
 	// An image change rolls out under a second revision.
-	ds := &appsv1.DaemonSet{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "agent"}, ds); err != nil {
-		t.Fatal(err)
-	}
-	ds.Spec.Template.Spec.Containers[0].Image = "agent:2"
-	if err := c.Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	ds := updateDS(t, c, "agent", func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = "agent:2" })
 	rolled := settled("agent", "sim-a", "sim-c")
 	for node, p := range rolled {
 		if p.Spec.Containers[0].Image != "agent:2" {
@@ -186,12 +179,14 @@ func TestLive(t *testing.T) {
 	}
 
 	// A failed pod is deleted and replaced on its node.
-	failedPod := rolled["sim-a"]
-	failed := failedPod.DeepCopy()
-	failed.Status.Phase = corev1.PodFailed
-	if err := c.UpdateStatus(ctx, failed); err != nil {
-		t.Fatal(err)
-	}
+	failed := &corev1.Pod{}
+	envtest.Eventually(t, "a pod marked failed", func() error {
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: rolled["sim-a"].Name}, failed); err != nil {
+			return err
+		}
+		failed.Status.Phase = corev1.PodFailed
+		return c.UpdateStatus(ctx, failed)
+	})
 	envtest.Eventually(t, "the failed pod replaced", func() error {
 		p := &corev1.Pod{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: failed.Name}, p); !client.IsNotFound(err) {
@@ -205,13 +200,9 @@ func TestLive(t *testing.T) {
 
 	// A template whose pods never become ready stalls the rollout after
 	// maxUnavailable (1) node: the other keeps its ready old pod.
-	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "agent"}, ds); err != nil {
-		t.Fatal(err)
-	}
-	ds.Spec.Template.Annotations = map[string]string{"setpoint.dev/never-ready": "true"}
-	if err := c.Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	updateDS(t, c, "agent", func(ds *appsv1.DaemonSet) {
+		ds.Spec.Template.Annotations = map[string]string{"setpoint.dev/never-ready": "true"}
+	})
 	stalled := func() error {
 		got := &appsv1.DaemonSet{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "agent"}, got); err != nil {
@@ -253,6 +244,21 @@ func TestLive(t *testing.T) {
 	if reasons["SuccessfulCreate"] < 6 || reasons["SuccessfulDelete"] < 3 || reasons["FailedDaemonPod"] != 1 {
 		t.Errorf("daemonset events = %v, want SuccessfulCreate, SuccessfulDelete and one FailedDaemonPod", reasons)
 	}
+}
+
+// updateDS changes DaemonSet name with change, read afresh until the
+// write does not conflict with the controller's status writes.
+func updateDS(t *testing.T, c *client.Client, name string, change func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
+	t.Helper()
+	ds := &appsv1.DaemonSet{}
+	envtest.Eventually(t, "updating daemonset "+name, func() error {
+		if err := c.Get(context.Background(), types.NamespacedName{Namespace: "default", Name: name}, ds); err != nil {
+			return err
+		}
+		change(ds)
+		return c.Update(context.Background(), ds)
+	})
+	return ds
 }
 
 // ownedPods are the live pods controlled by the object with uid.
