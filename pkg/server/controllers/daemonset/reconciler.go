@@ -142,7 +142,11 @@ func (r *reconciler) sync(ctx context.Context, ds *appsv1.DaemonSet, nodes []*co
 		if err != nil {
 			return retry, fmt.Errorf("couldn't get unavailable numbers: %w", err)
 		}
-		if err := r.apply(ctx, ds, Roll(ds, nodes, pods, hash, b, now), hash, now); err != nil {
+		c, err := Roll(ds, nodes, pods, hash, b, now)
+		if err != nil {
+			return retry, err
+		}
+		if err := r.apply(ctx, ds, c, hash, now); err != nil {
 			return retry, err
 		}
 	}

@@ -82,8 +82,9 @@ func allowsSurge(ds *appsv1.DaemonSet) bool {
 // new pods not yet available; it deletes an old pod once the new one
 // beside it is available, an unavailable old pod on a node that should
 // not run one, and available old pods on such nodes only while more
-// pods are available than desired.
-func Roll(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods PodsByNode, hash string, b Budget, now time.Time) Change {
+// pods are available than desired. An old pod to replace on a node that
+// is gone stops the step (NodeGoneError).
+func Roll(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods PodsByNode, hash string, b Budget, now time.Time) (Change, error) {
 	minReady := ds.Spec.MinReadySeconds
 	pods = withDesired(ds, nodes, pods)
 	if b.MaxSurge == 0 {
@@ -107,7 +108,7 @@ func Roll(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods PodsByNode, hash stri
 			}
 		}
 		room := min(max(b.MaxUnavailable-unavailable, 0), len(candidates))
-		return Change{Delete: append(replace, candidates[:room]...)}
+		return Change{Delete: append(replace, candidates[:room]...)}, nil
 	}
 
 	byName := map[string]*corev1.Node{}
@@ -135,7 +136,13 @@ func Roll(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods PodsByNode, hash stri
 		switch {
 		case oldPod == nil:
 		case newPod == nil:
-			run := byName[node] != nil && ShouldRun(byName[node], ds).Run
+			n := byName[node]
+			if n == nil {
+				// kube stops here too, until the pod garbage collector
+				// removes the pods of the node that is gone.
+				return Change{}, &NodeGoneError{Node: node}
+			}
+			run := ShouldRun(n, ds).Run
 			switch {
 			case !available(oldPod, minReady, now):
 				if !run {
@@ -162,7 +169,15 @@ func Roll(ds *appsv1.DaemonSet, nodes []*corev1.Node, pods PodsByNode, hash stri
 	}
 	room := min(max(b.MaxSurge-surging, 0), len(candidates))
 	c.Create = append(c.Create, candidates[:room]...)
-	return c
+	return c, nil
+}
+
+// NodeGoneError: surging, a node with an old pod to replace is not among
+// the nodes.
+type NodeGoneError struct{ Node string }
+
+func (e *NodeGoneError) Error() string {
+	return fmt.Sprintf("couldn't get node for nodeName %q: not found", e.Node)
 }
 
 // withDesired is pods with an empty entry for each node that should run

@@ -1,6 +1,7 @@
 package daemonset
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -95,7 +96,10 @@ func TestRoll(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := Roll(tt.ds, tt.nodes, GroupByNode(tt.pods), curHash, b, t0)
+			c, err := Roll(tt.ds, tt.nodes, GroupByNode(tt.pods), curHash, b, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !reflect.DeepEqual(c.Create, tt.wantCreate) {
 				t.Errorf("create on %v, want %v", c.Create, tt.wantCreate)
 			}
@@ -105,6 +109,31 @@ func TestRoll(t *testing.T) {
 			}
 			if got := podNames(c.Delete); !reflect.DeepEqual(got, orEmpty(want)) {
 				t.Errorf("delete %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestRollNodeGone(t *testing.T) {
+	tests := []struct {
+		name    string
+		ds      *appsv1.DaemonSet
+		wantErr bool
+	}{
+		{"without surge the manage loop handles it", newDS(), false},
+		{"surging stops", newDS(rolling("0", "1")), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := nodes("n1")
+			b, err := RollBudget(tt.ds, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Roll(tt.ds, ns, GroupByNode([]*corev1.Pod{pod("a", "n1", old), pod("lost", "n9", old)}), curHash, b, t0)
+			var gone *NodeGoneError
+			if got := errors.As(err, &gone) && gone.Node == "n9"; got != tt.wantErr {
+				t.Errorf("Roll error %v, want a NodeGoneError for n9: %v", err, tt.wantErr)
 			}
 		})
 	}
