@@ -22,6 +22,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/cronjob"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/daemonset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/disruption"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
@@ -55,6 +56,7 @@ const (
 	CronJob          = "cronjob"
 	Job              = "job"
 	TTLAfterFinished = "ttl-after-finished"
+	DaemonSet        = "daemonset"
 )
 
 // Names lists every built-in controller.
@@ -65,6 +67,7 @@ func Names() []string {
 		CronJob,
 		Job,
 		TTLAfterFinished,
+		DaemonSet,
 	}
 }
 
@@ -182,6 +185,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{CronJob, func() error { return cronjob.Setup(m, cronjob.Options{}) }},
 		{Job, func() error { return job.Setup(m, job.Options{}) }},
 		{TTLAfterFinished, func() error { return ttlafterfinished.Setup(m, ttlafterfinished.Options{}) }},
+		{DaemonSet, func() error { return daemonset.Setup(m, daemonset.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
