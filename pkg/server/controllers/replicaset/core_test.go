@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -62,49 +61,6 @@ func names(pods []*corev1.Pod) []string {
 		out[i] = p.Name
 	}
 	return out
-}
-
-func TestClaim(t *testing.T) {
-	deleting := metav1.NewTime(t0)
-	other := map[string]string{"app": "other"}
-	pods := []*corev1.Pod{
-		pod("mine", ownedBy("rs-uid")),
-		pod("mine-unmatched", ownedBy("rs-uid"), labelled(other)),
-		pod("theirs", ownedBy("other-uid")),
-		pod("orphan"),
-		pod("orphan-unmatched", labelled(other)),
-		pod("orphan-deleting", func(p *corev1.Pod) { p.DeletionTimestamp = &deleting }),
-	}
-	tests := []struct {
-		name                       string
-		rsDeleting                 bool
-		wantOwned, wantAdopt, want []string
-	}{
-		{name: "live", wantOwned: []string{"mine", "orphan"}, wantAdopt: []string{"orphan"}, want: []string{"mine-unmatched"}},
-		{name: "being deleted", rsDeleting: true, wantOwned: []string{"mine"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rs := newRS(3)
-			if tt.rsDeleting {
-				rs.DeletionTimestamp = &deleting
-			}
-			sel, _ := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-			c := Claim(rs, sel, pods)
-			if got := names(c.Owned); !slices.Equal(got, tt.wantOwned) {
-				t.Errorf("Owned = %v, want %v", got, tt.wantOwned)
-			}
-			if got := names(c.Adopt); !slices.Equal(got, tt.wantAdopt) {
-				t.Errorf("Adopt = %v, want %v", got, tt.wantAdopt)
-			}
-			if got := names(c.Release); !slices.Equal(got, tt.want) {
-				t.Errorf("Release = %v, want %v", got, tt.want)
-			}
-		})
-	}
-	if got := Claim(newRS(1), labels.Everything(), []*corev1.Pod{pod("elsewhere", func(p *corev1.Pod) { p.Namespace = "other" })}); len(got.Adopt) != 0 {
-		t.Errorf("adopted a pod of another namespace: %v", names(got.Adopt))
-	}
 }
 
 func TestDeletionOrder(t *testing.T) {
@@ -259,38 +215,6 @@ func equalStatus(a, b appsv1.ReplicaSetStatus) bool {
 		slices.EqualFunc(a.Conditions, b.Conditions, func(x, y appsv1.ReplicaSetCondition) bool {
 			return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message && x.LastTransitionTime.Equal(&y.LastTransitionTime)
 		})
-}
-
-func TestExpectations(t *testing.T) {
-	key := types.NamespacedName{Namespace: "ns", Name: "web"}
-	var e expectations
-	if !e.satisfied(key, nil, t0) {
-		t.Fatal("no expectations: not satisfied")
-	}
-	gone := pod("gone")
-	e.created(key, "new", t0)
-	e.deleting(key, gone, t0)
-	if e.satisfied(key, map[string]*corev1.Pod{"gone": gone}, t0) {
-		t.Error("satisfied before the cache showed either write")
-	}
-	if e.satisfied(key, map[string]*corev1.Pod{"gone": gone, "new": pod("new")}, t0) {
-		t.Error("satisfied before the cache showed the delete")
-	}
-	if !e.satisfied(key, map[string]*corev1.Pod{"new": pod("new")}, t0) {
-		t.Error("not satisfied once the cache showed both")
-	}
-	e.created(key, "lost", t0)
-	if e.satisfied(key, nil, t0.Add(expectationsTimeout-time.Second)) {
-		t.Error("satisfied before the timeout")
-	}
-	if !e.satisfied(key, nil, t0.Add(expectationsTimeout)) {
-		t.Error("still waiting after the timeout")
-	}
-	e.deleting(key, gone, t0)
-	e.undo(key, gone.UID)
-	if !e.satisfied(key, map[string]*corev1.Pod{"gone": gone}, t0) {
-		t.Error("a failed delete is still expected")
-	}
 }
 
 func TestPodFromTemplate(t *testing.T) {

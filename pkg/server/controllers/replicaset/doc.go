@@ -12,7 +12,8 @@
 // most 500 per pass, and deletes the extra ones in kube's order (pending
 // before running, not ready before ready, doubled-up nodes first, newest
 // first). Expectations keep it from acting twice on a cache that has not
-// yet seen its own writes. The decisions are pure functions of the
-// ReplicaSet, its namespace's pods and the time (Claim, Plan, Status,
-// DeletionOrder); the reconciler only reads and writes.
+// yet seen its own writes (internal/expectations). The decisions are pure
+// functions of the ReplicaSet, its namespace's pods and the time
+// (internal/ownership's Claim, Plan, Status, DeletionOrder); the
+// reconciler only reads and writes.
 package replicaset

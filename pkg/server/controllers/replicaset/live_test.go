@@ -79,12 +79,23 @@ func TestLive(t *testing.T) {
 		}
 	}
 
+	// relabel sets a pod's labels, retrying while the node agent's status
+	// writes race the update.
+	relabel := func(name string, l map[string]string) {
+		t.Helper()
+		envtest.Eventually(t, "relabel "+name, func() error {
+			p := &corev1.Pod{}
+			if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: name}, p); err != nil {
+				return err
+			}
+			p.Labels = l
+			return c.Update(ctx, p)
+		})
+	}
+
 	// A pod relabelled away is released and replaced.
 	away := pods[0].DeepCopy()
-	away.Labels = map[string]string{"app": "elsewhere"}
-	if err := c.Update(ctx, away); err != nil {
-		t.Fatal(err)
-	}
+	relabel(away.Name, map[string]string{"app": "elsewhere"})
 	settled(3)
 	envtest.Eventually(t, "the relabelled pod released", func() error {
 		got := &corev1.Pod{}
@@ -98,14 +109,7 @@ func TestLive(t *testing.T) {
 	})
 
 	// Relabelled back, the orphan is adopted: one too many, so one goes.
-	back := &corev1.Pod{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: away.Name}, back); err != nil {
-		t.Fatal(err)
-	}
-	back.Labels = map[string]string{"app": "web"}
-	if err := c.Update(ctx, back); err != nil {
-		t.Fatal(err)
-	}
+	relabel(away.Name, map[string]string{"app": "web"})
 	envtest.Eventually(t, "the orphan adopted", func() error {
 		got := &corev1.Pod{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: away.Name}, got); client.IsNotFound(err) {
@@ -121,15 +125,15 @@ func TestLive(t *testing.T) {
 	settled(3)
 
 	// Scaling down deletes the extra pods.
-	cur := &appsv1.ReplicaSet{}
-	if err := c.Get(ctx, key, cur); err != nil {
-		t.Fatal(err)
-	}
-	one := int32(1)
-	cur.Spec.Replicas = &one
-	if err := c.Update(ctx, cur); err != nil {
-		t.Fatal(err)
-	}
+	envtest.Eventually(t, "scale to 1", func() error {
+		cur := &appsv1.ReplicaSet{}
+		if err := c.Get(ctx, key, cur); err != nil {
+			return err
+		}
+		one := int32(1)
+		cur.Spec.Replicas = &one
+		return c.Update(ctx, cur)
+	})
 	settled(1)
 
 	events := &corev1.EventList{}

@@ -17,6 +17,8 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/slowstart"
 )
 
@@ -32,14 +34,14 @@ type reconciler struct {
 	api    *client.Client
 	events eventRecorder
 	clock  clock.Clock
-	exp    *expectations
+	exp    *expectations.Expectations
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	rs := &appsv1.ReplicaSet{}
 	if err := r.cache.Get(ctx, req.NamespacedName, rs); err != nil {
 		if client.IsNotFound(err) {
-			r.exp.forget(req.NamespacedName)
+			r.exp.Forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -65,8 +67,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			active = append(active, p)
 		}
 	}
-	satisfied := r.exp.satisfied(req.NamespacedName, byName, now)
-	claims := Claim(rs, sel, active)
+	satisfied := r.exp.Satisfied(req.NamespacedName, byName, now)
+	claims := ownership.Claim(rs, sel, active)
 	owned, err := r.settleClaims(ctx, rs, claims)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -96,7 +98,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // settleClaims adopts and releases what Claim decided and returns the
 // pods rs owns once that is done. It adopts only if the ReplicaSet, read
 // afresh, is still the same object and not being deleted.
-func (r *reconciler) settleClaims(ctx context.Context, rs *appsv1.ReplicaSet, c Claims) ([]*corev1.Pod, error) {
+func (r *reconciler) settleClaims(ctx context.Context, rs *appsv1.ReplicaSet, c ownership.Claims) ([]*corev1.Pod, error) {
 	if len(c.Adopt) > 0 {
 		fresh := &appsv1.ReplicaSet{}
 		if err := r.api.Get(ctx, types.NamespacedName{Namespace: rs.Namespace, Name: rs.Name}, fresh); err != nil {
@@ -182,7 +184,7 @@ func (r *reconciler) apply(ctx context.Context, rs *appsv1.ReplicaSet, c Change,
 	var wg sync.WaitGroup
 	errs := make([]error, len(c.Delete))
 	for i, p := range c.Delete {
-		r.exp.deleting(key, p, now)
+		r.exp.Deleting(key, p, now)
 		wg.Go(func() { errs[i] = r.delete(ctx, rs, key, p) })
 	}
 	wg.Wait()
@@ -207,7 +209,7 @@ func (r *reconciler) create(ctx context.Context, rs *appsv1.ReplicaSet, key type
 		r.events.Eventf(rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 		return err
 	}
-	r.exp.created(key, pod.Name, now)
+	r.exp.Created(key, pod.Name, now)
 	r.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", pod.Name)
 	return nil
 }
@@ -221,7 +223,7 @@ func (r *reconciler) delete(ctx context.Context, rs *appsv1.ReplicaSet, key type
 	case client.IsNotFound(err):
 		return nil
 	}
-	r.exp.undo(key, pod.UID)
+	r.exp.Undo(key, pod.UID)
 	r.events.Eventf(rs, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 	return err
 }

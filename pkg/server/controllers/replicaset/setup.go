@@ -5,15 +5,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -37,7 +36,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock, exp: &expectations{}}
+	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock, exp: &expectations.Expectations{}}
 	_, err := m.NewController(r, controller.Options{Name: "replicaset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.ReplicaSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
@@ -51,23 +50,15 @@ func Setup(m *manager.Manager, opts Options) error {
 // controller if that is a ReplicaSet, or, for an orphan, every
 // ReplicaSet of its namespace that selects it.
 func replicaSetsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		if ref.Kind != "ReplicaSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
-			return nil
+	return ownership.OwnersOf(ctx, pod, appsv1.SchemeGroupVersion.String(), "ReplicaSet", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
+		list := &appsv1.ReplicaSetList{}
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, err
 		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
-	}
-	list := &appsv1.ReplicaSetList{}
-	if err := c.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
+		out := make([]ownership.Candidate, len(list.Items))
+		for i := range list.Items {
+			out[i] = ownership.Candidate{Name: list.Items[i].Name, Selector: list.Items[i].Spec.Selector}
 		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: list.Items[i].Name}})
-	}
-	return out
+		return out, nil
+	})
 }
