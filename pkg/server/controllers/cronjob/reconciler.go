@@ -216,7 +216,7 @@ func (r *reconciler) start(ctx context.Context, cj *batchv1.CronJob, scheduled t
 		r.skew(job.CreationTimestamp.Sub(scheduled))
 		r.events.Eventf(cj, corev1.EventTypeNormal, "SuccessfulCreate", "Created job %v", job.Name)
 		return job, nil
-	case namespaceTerminating(err):
+	case client.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		// Every create fails until the namespace is gone.
 		return nil, err
 	case client.IsAlreadyExists(err):
@@ -234,17 +234,4 @@ func (r *reconciler) start(ctx context.Context, cj *batchv1.CronJob, scheduled t
 	}
 	r.events.Eventf(cj, corev1.EventTypeWarning, "FailedCreate", "Error creating job: %v", err)
 	return nil, err
-}
-
-func namespaceTerminating(err error) bool {
-	se, ok := errors.AsType[*client.StatusError](err)
-	if !ok || se.ErrStatus.Details == nil {
-		return false
-	}
-	for _, c := range se.ErrStatus.Details.Causes {
-		if c.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }

@@ -57,7 +57,7 @@ func (r *reconciler) parallel(n int, fn func(i int) error) []error {
 func (r *reconciler) create(ctx context.Context, ds *appsv1.DaemonSet, key types.NamespacedName, node, hash string, now time.Time) error {
 	pod := NewPod(ds, node, hash)
 	if err := r.api.Create(ctx, pod); err != nil {
-		if namespaceTerminating(err) {
+		if client.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			// Every create fails until the namespace is gone.
 			return nil
 		}
@@ -81,17 +81,4 @@ func (r *reconciler) delete(ctx context.Context, ds *appsv1.DaemonSet, key types
 	r.exp.Undo(key, pod.UID)
 	r.events.Eventf(ds, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 	return err
-}
-
-func namespaceTerminating(err error) bool {
-	se, ok := errors.AsType[*client.StatusError](err)
-	if !ok || se.ErrStatus.Details == nil {
-		return false
-	}
-	for _, c := range se.ErrStatus.Details.Causes {
-		if c.Type == corev1.NamespaceTerminatingCause {
-			return true
-		}
-	}
-	return false
 }

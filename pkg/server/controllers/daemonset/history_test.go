@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -150,7 +151,7 @@ func TestClaim(t *testing.T) {
 				ts := metav1.NewTime(t0)
 				d.DeletionTimestamp = &ts
 			}
-			c := Claim(d, sel, pods)
+			c := ownership.Claim(d, sel, pods)
 			if got := podNames(c.Owned); !reflect.DeepEqual(got, tt.wantOwned) {
 				t.Errorf("owned %v, want %v", got, tt.wantOwned)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // eventRecorder records events on a DaemonSet.
@@ -87,7 +88,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	now := r.clock.Now()
 	satisfied := r.exp.Satisfied(req.NamespacedName, byName, now)
-	owned, err := r.claimPods(ctx, ds, Claim(ds, sel, all))
+	owned, err := r.claimPods(ctx, ds, ownership.Claim(ds, sel, all))
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -171,7 +172,7 @@ func (r *reconciler) writeStatus(ctx context.Context, ds *appsv1.DaemonSet, st a
 // claimPods adopts and releases what Claim decided and returns the pods
 // ds owns once that is done. It adopts only if the DaemonSet, read
 // afresh, is still the same object and not being deleted.
-func (r *reconciler) claimPods(ctx context.Context, ds *appsv1.DaemonSet, c Claims[*corev1.Pod]) ([]*corev1.Pod, error) {
+func (r *reconciler) claimPods(ctx context.Context, ds *appsv1.DaemonSet, c ownership.Claims[*corev1.Pod]) ([]*corev1.Pod, error) {
 	if len(c.Adopt) > 0 {
 		if err := r.canAdopt(ctx, ds); err != nil {
 			return nil, err

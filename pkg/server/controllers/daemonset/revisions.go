@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // history claims ds's ControllerRevisions and makes sure exactly one
@@ -27,7 +28,7 @@ func (r *reconciler) history(ctx context.Context, ds *appsv1.DaemonSet, sel labe
 	for i := range list.Items {
 		revs[i] = &list.Items[i]
 	}
-	c := Claim(ds, sel, revs)
+	c := ownership.Claim(ds, sel, revs)
 	if len(c.Adopt) > 0 {
 		if err := r.canAdopt(ctx, ds); err != nil {
 			return nil, nil, err

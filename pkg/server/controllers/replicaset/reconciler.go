@@ -98,7 +98,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // settleClaims adopts and releases what Claim decided and returns the
 // pods rs owns once that is done. It adopts only if the ReplicaSet, read
 // afresh, is still the same object and not being deleted.
-func (r *reconciler) settleClaims(ctx context.Context, rs *appsv1.ReplicaSet, c ownership.Claims) ([]*corev1.Pod, error) {
+func (r *reconciler) settleClaims(ctx context.Context, rs *appsv1.ReplicaSet, c ownership.Claims[*corev1.Pod]) ([]*corev1.Pod, error) {
 	if len(c.Adopt) > 0 {
 		fresh := &appsv1.ReplicaSet{}
 		if err := r.api.Get(ctx, types.NamespacedName{Namespace: rs.Namespace, Name: rs.Name}, fresh); err != nil {

@@ -1,5 +1,5 @@
-// Package ownership decides which pods a workload controller (a
-// ReplicaSet, a Job, ...) owns, as kube-controller-manager's controller
+// Package ownership decides which pods (or revisions, or ReplicaSets) a
+// workload controller (a ReplicaSet, a Job, a DaemonSet, ...) owns, as kube-controller-manager's controller
 // reference manager does, and which controllers a pod's change concerns.
 // The controllers' reconcilers adopt and release what Claim decides.
 package ownership
@@ -16,42 +16,43 @@ import (
 )
 
 // Claims is how a controller's selector and controller references divide
-// the pods of its namespace.
-type Claims struct {
-	// Owned are the pods the controller controls and still selects, and
-	// the orphans it adopts (also in Adopt).
-	Owned []*corev1.Pod
+// the objects (pods, ControllerRevisions, ReplicaSets) of its namespace.
+type Claims[T metav1.Object] struct {
+	// Owned are the objects the controller controls and still selects,
+	// and the orphans it adopts (also in Adopt).
+	Owned []T
 	// Adopt are orphans it selects: they get its controller reference.
-	Adopt []*corev1.Pod
-	// Release are pods it controls but no longer selects: they lose it.
-	Release []*corev1.Pod
+	Adopt []T
+	// Release are objects it controls but no longer selects: they lose
+	// it.
+	Release []T
 }
 
-// Claim divides pods: a pod controlled by another object is left alone;
-// one controlled by owner is kept while sel matches it and released
-// when it stops matching; an orphan sel matches is adopted. An owner
-// being deleted adopts and releases nothing, and a pod being deleted is
+// Claim divides objs: one controlled by another object is left alone;
+// one controlled by owner is kept while sel matches it and released when
+// it stops matching; an orphan sel matches is adopted. An owner being
+// deleted adopts and releases nothing, and an object being deleted is
 // never adopted.
-func Claim(owner metav1.Object, sel labels.Selector, pods []*corev1.Pod) Claims {
-	var c Claims
+func Claim[T metav1.Object](owner metav1.Object, sel labels.Selector, objs []T) Claims[T] {
+	var c Claims[T]
 	deleting := owner.GetDeletionTimestamp() != nil
-	for _, p := range pods {
-		matches := sel.Matches(labels.Set(p.Labels))
-		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
+	for _, o := range objs {
+		matches := sel.Matches(labels.Set(o.GetLabels()))
+		if ref := metav1.GetControllerOfNoCopy(o); ref != nil {
 			switch {
 			case ref.UID != owner.GetUID():
 			case matches:
-				c.Owned = append(c.Owned, p)
+				c.Owned = append(c.Owned, o)
 			case !deleting:
-				c.Release = append(c.Release, p)
+				c.Release = append(c.Release, o)
 			}
 			continue
 		}
-		if deleting || !matches || p.DeletionTimestamp != nil || p.Namespace != owner.GetNamespace() {
+		if deleting || !matches || o.GetDeletionTimestamp() != nil || o.GetNamespace() != owner.GetNamespace() {
 			continue
 		}
-		c.Adopt = append(c.Adopt, p)
-		c.Owned = append(c.Owned, p)
+		c.Adopt = append(c.Adopt, o)
+		c.Owned = append(c.Owned, o)
 	}
 	return c
 }
