@@ -16,6 +16,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/podcondition"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/slowstart"
 )
@@ -88,7 +89,7 @@ func (r *reconciler) sync(ctx context.Context, key types.NamespacedName, job *ba
 	// Expectations first: a pod that enters the cache after this reads
 	// them is only seen by the next pass.
 	satisfied, removing := r.exp.observe(key, byName, now)
-	owned, err := r.settleClaims(ctx, job, Claim(job, sel, pods))
+	owned, err := r.settleClaims(ctx, job, ownership.Claim(job, sel, pods))
 	if err != nil {
 		return reconcile.Result{}, actionReconciling, err
 	}
@@ -121,7 +122,7 @@ func managedElsewhere(job *batchv1.Job) bool {
 // releases what Claim decided, and returns the pods job owns. It adopts
 // only if the Job, read afresh, is still the same object and not being
 // deleted.
-func (r *reconciler) settleClaims(ctx context.Context, job *batchv1.Job, c Claims) ([]*corev1.Pod, error) {
+func (r *reconciler) settleClaims(ctx context.Context, job *batchv1.Job, c ownership.Claims[*corev1.Pod]) ([]*corev1.Pod, error) {
 	if len(c.Adopt) > 0 {
 		fresh := &batchv1.Job{}
 		if err := r.api.Get(ctx, types.NamespacedName{Namespace: job.Namespace, Name: job.Name}, fresh); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -120,7 +121,7 @@ func TestClaim(t *testing.T) {
 			if tt.deleting {
 				job.DeletionTimestamp = ptr(metav1.NewTime(t0))
 			}
-			c := Claim(job, sel, pods)
+			c := ownership.Claim(job, sel, pods)
 			if got := names(c.Owned); !slices.Equal(got, tt.owned) {
 				t.Errorf("owned %v, want %v", got, tt.owned)
 			}

@@ -40,13 +40,6 @@ func pod(name string, opts ...func(*corev1.Pod)) *corev1.Pod {
 	return p
 }
 
-func ownedBy(uid types.UID) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		t := true
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "x", UID: uid, Controller: &t}}
-	}
-}
-
 func labelled(l map[string]string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Labels = l } }
 
 func readyAt(t time.Time) func(*corev1.Pod) {
