@@ -31,6 +31,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/statefulset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 )
 
@@ -49,11 +50,12 @@ const (
 	Disruption       = "disruption"
 	PodGC            = "podgc"
 	ReplicaSet       = "replicaset"
+	StatefulSet      = "statefulset"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, StatefulSet}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -167,6 +169,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 			return podgc.Setup(m, podgc.Options{TerminatedPodThreshold: opts.TerminatedPodGCThreshold})
 		}},
 		{ReplicaSet, func() error { return replicaset.Setup(m, replicaset.Options{}) }},
+		{StatefulSet, func() error { return statefulset.Setup(m, statefulset.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
