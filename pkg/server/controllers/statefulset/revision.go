@@ -36,6 +36,16 @@ func Patch(set *appsv1.StatefulSet) ([]byte, error) {
 	if err := json.Unmarshal(raw, &template); err != nil {
 		return nil, err
 	}
+	// kube 1.33's apimachinery writes a template's zero creation time
+	// as null; later ones leave it out. The hash covers these bytes.
+	meta, _ := template["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		template["metadata"] = meta
+	}
+	if _, ok := meta["creationTimestamp"]; !ok {
+		meta["creationTimestamp"] = nil
+	}
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 }
