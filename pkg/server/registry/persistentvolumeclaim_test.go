@@ -36,9 +36,9 @@ func TestClaimCreate(t *testing.T) {
 			"spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes"},
 		{"no storage", claim(`"accessModes":["ReadWriteOnce"]`), "spec.resources[storage]: Required value"},
 		{"zero storage", claim(`"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"0"}}`), `spec.resources[storage]: Invalid value: "0": must be greater than zero`},
-		{"bad class", claim(claimSpec+`,"storageClassName":"Fast_1"`), `spec.storageClassName: Invalid value: "Fast_1"`},
-		{"bad volume mode", claim(claimSpec+`,"volumeMode":"Raw"`), `spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"`},
-		{"data source in the core group", claim(claimSpec+`,"dataSource":{"kind":"Secret","name":"s"}`),
+		{"bad class", claim(claimSpec + `,"storageClassName":"Fast_1"`), `spec.storageClassName: Invalid value: "Fast_1"`},
+		{"bad volume mode", claim(claimSpec + `,"volumeMode":"Raw"`), `spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"`},
+		{"data source in the core group", claim(claimSpec + `,"dataSource":{"kind":"Secret","name":"s"}`),
 			"spec.dataSource: Invalid value: \"Secret\": must be 'PersistentVolumeClaim' when referencing the default apiGroup"},
 	}
 	for _, tt := range tests {
