@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -331,4 +332,122 @@ func only(log []string, prefixes ...string) []string {
 		}
 	}
 	return out
+}
+
+// TestLiveClaims: a Parallel StatefulSet with a claim template and the
+// Delete/Delete retention policy makes a claim per pod, owned by the
+// set; scaling down hands the removed pod's claim to that pod, so the
+// garbage collector deletes it with the pod, and the kept claims stay.
+func TestLiveClaims(t *testing.T) {
+	env := envtest.Start(t)
+	c := env.Client()
+	ctx := context.Background()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sim", Labels: map[string]string{"setpoint.dev/simulated": "true"}}}
+	if err := c.Create(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	two := int32(2)
+	set := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db"},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            &two,
+			ServiceName:         "db",
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "db"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres",
+					VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}}},
+			},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				},
+			}},
+			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+				WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+				WhenScaled:  appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+			},
+		},
+	}
+	if err := c.Create(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	// claims are the claims of the namespace, each with the kinds and
+	// names of its owners.
+	claims := func() (map[string]string, error) {
+		list := &corev1.PersistentVolumeClaimList{}
+		if err := c.List(ctx, list, client.InNamespace("default")); err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for _, pvc := range list.Items {
+			if pvc.DeletionTimestamp != nil {
+				continue
+			}
+			var owners []string
+			for _, r := range pvc.OwnerReferences {
+				owners = append(owners, r.Kind+"/"+r.Name)
+			}
+			out[pvc.Name] = strings.Join(owners, ",") + " " + string(pvc.Status.Phase) + " " + pvc.Labels["app"]
+		}
+		return out, nil
+	}
+	wantClaims := func(what string, want map[string]string) {
+		t.Helper()
+		envtest.Eventually(t, what, func() error {
+			got, err := claims()
+			if err != nil {
+				return err
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				return fmt.Errorf("claims %v, want %v", got, want)
+			}
+			return nil
+		}, envtest.Within(120*time.Second))
+	}
+	wantClaims("a claim per pod, owned by the set", map[string]string{
+		"data-db-0": "StatefulSet/db Pending db", "data-db-1": "StatefulSet/db Pending db",
+	})
+	envtest.Eventually(t, "2 pods ready", func() error {
+		got := &appsv1.StatefulSet{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "db"}, got); err != nil {
+			return err
+		}
+		if got.Status.ReadyReplicas != 2 {
+			return fmt.Errorf("status %+v", got.Status)
+		}
+		pods := livePods(t, c, got.UID)
+		if v := pods["db-1"].Spec.Volumes; len(v) != 1 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "data-db-1" {
+			return fmt.Errorf("db-1 volumes %+v", v)
+		}
+		return nil
+	}, envtest.Within(120*time.Second))
+
+	cur := &appsv1.StatefulSet{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "db"}, cur); err != nil {
+		t.Fatal(err)
+	}
+	one := int32(1)
+	cur.Spec.Replicas = &one
+	if err := c.Update(ctx, cur); err != nil {
+		t.Fatal(err)
+	}
+	wantClaims("the scaled-down pod's claim deleted with it", map[string]string{"data-db-0": "StatefulSet/db Pending db"})
+
+	events := &corev1.EventList{}
+	if err := c.List(ctx, events, client.InNamespace("default")); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind == "StatefulSet" && e.Source.Component == "statefulset-controller" {
+			msgs = append(msgs, e.Reason+": "+e.Message)
+		}
+	}
+	if want := "SuccessfulCreate: create Claim data-db-0 Pod db-0 in StatefulSet db success"; !slices.Contains(msgs, want) {
+		t.Errorf("no event %q among %v", want, msgs)
+	}
 }

@@ -27,7 +27,7 @@ type eventRecorder interface {
 // revisions, claim its pods, settle its revisions, carry out what
 // Decide plans, write its status and prune its history.
 type reconciler struct {
-	cache  client.Reader // StatefulSets, Pods, ControllerRevisions, from informers
+	cache  client.Reader // StatefulSets, Pods, ControllerRevisions, claims, from informers
 	api    *client.Client
 	events eventRecorder
 	clock  clock.Clock

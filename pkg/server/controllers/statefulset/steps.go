@@ -161,7 +161,7 @@ func (r *reconciler) createClaims(ctx context.Context, set *appsv1.StatefulSet, 
 	var errs []error
 	for _, c := range Claims(set, pod) {
 		got := &corev1.PersistentVolumeClaim{}
-		err := r.api.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
+		err := r.cache.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
 		switch {
 		case client.IsNotFound(err):
 			err := r.api.Create(ctx, c)
@@ -189,7 +189,7 @@ func (r *reconciler) claimsStale(ctx context.Context, set *appsv1.StatefulSet, p
 	}
 	for _, c := range Claims(set, pod) {
 		got := &corev1.PersistentVolumeClaim{}
-		err := r.api.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
+		err := r.cache.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
 		switch {
 		case client.IsNotFound(err):
 		case err != nil:
@@ -206,7 +206,7 @@ func (r *reconciler) claimsStale(ctx context.Context, set *appsv1.StatefulSet, p
 func (r *reconciler) claimOwnersMatch(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod) (bool, error) {
 	for _, c := range Claims(set, pod) {
 		got := &corev1.PersistentVolumeClaim{}
-		err := r.api.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
+		err := r.cache.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
 		switch {
 		case client.IsNotFound(err):
 		case err != nil:
@@ -223,7 +223,7 @@ func (r *reconciler) claimOwnersMatch(ctx context.Context, set *appsv1.StatefulS
 func (r *reconciler) settleClaimOwners(ctx context.Context, set *appsv1.StatefulSet, pod *corev1.Pod) error {
 	for _, c := range Claims(set, pod) {
 		got := &corev1.PersistentVolumeClaim{}
-		err := r.api.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
+		err := r.cache.Get(ctx, types.NamespacedName{Namespace: c.Namespace, Name: c.Name}, got)
 		switch {
 		case client.IsNotFound(err):
 			continue
