@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,12 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec:
-      containers: [{name: c, image: "nginx:1.25"}]
+      containers: [{name: c, image: "nginx:1.25", volumeMounts: [{name: data, mountPath: /data}]}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
 `)
 	if out := k.ok(t, "apply", "-f", manifest); strings.TrimSpace(out) != "statefulset.apps/web created" {
 		t.Fatalf("kubectl apply: %q", out)
@@ -73,10 +79,26 @@ spec:
 		out := k.ok(t, "get", "sts", "web", "--no-headers")
 		return out, regexp.MustCompile(`^web\s+1/1\s+`).MatchString(out)
 	})
+	// Claims are kept on scale down (the default Retain policy) and
+	// stay Pending: no volume is provisioned for them.
+	pvcs := parseTable(t, k.ok(t, "get", "pvc"))
+	if want := []string{"NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"}; !slices.Equal(pvcs.header, want) {
+		t.Errorf("get pvc columns %q, want %q", pvcs.header, want)
+	}
+	for _, name := range []string{"data-web-0", "data-web-1", "data-web-2"} {
+		row, ok := pvcs.row(map[string]string{"NAME": name})
+		if !ok || row["STATUS"] != "Pending" || row["VOLUMEATTRIBUTESCLASS"] != "<unset>" {
+			t.Errorf("get pvc: %s row %v", name, row)
+		}
+	}
+	wantLines(t, "get pvc -o wide", k.ok(t, "get", "pvc", "data-web-0", "-o", "wide"),
+		`NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE\s+VOLUMEMODE`,
+		`data-web-0\s+Pending\s+<unset>\s+\S+\s+Filesystem`)
 	events := k.ok(t, "get", "events", "--field-selector", "involvedObject.kind=StatefulSet", "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}")
 	for _, want := range []string{
 		"SuccessfulCreate: create Pod web-0 in StatefulSet web successful",
 		"SuccessfulDelete: delete Pod web-2 in StatefulSet web successful",
+		"SuccessfulCreate: create Claim data-web-0 Pod web-0 in StatefulSet web success",
 	} {
 		if !strings.Contains(events, want) {
 			t.Errorf("no event %q in:\n%s", want, events)
