@@ -484,3 +484,34 @@ func TestClaim(t *testing.T) {
 		t.Errorf("release %v", got)
 	}
 }
+
+// TestRevisionNameAsKube: revision names recorded from
+// kube-controller-manager v1.33.13 (the oracle) for a StatefulSet named
+// web whose template, as kube-apiserver defaults it, runs nginx with a
+// claim mounted; the same template here must hash to the same names.
+func TestRevisionNameAsKube(t *testing.T) {
+	tests := []struct{ image, want string }{
+		{"nginx:1.25", "web-b675d8466"},
+		{"nginx:1.26", "web-594bbfff77"},
+	}
+	for _, tt := range tests {
+		grace := int64(30)
+		set := newSet(3)
+		set.Spec.Template.Spec = corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name: "c", Image: tt.image, ImagePullPolicy: corev1.PullIfNotPresent,
+				TerminationMessagePath: "/dev/termination-log", TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}},
+			}},
+			DNSPolicy: corev1.DNSClusterFirst, RestartPolicy: corev1.RestartPolicyAlways, SchedulerName: "default-scheduler",
+			SecurityContext: &corev1.PodSecurityContext{}, TerminationGracePeriodSeconds: &grace,
+		}
+		rev, err := NewRevision(set, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rev.Name != tt.want {
+			t.Errorf("%s: revision %s, want %s", tt.image, rev.Name, tt.want)
+		}
+	}
+}
