@@ -193,6 +193,50 @@ func TestLive(t *testing.T) {
 		t.Errorf("web-1 deleted before web-2 was gone: %v", down)
 	}
 
+	// Deleted with its dependents orphaned and created again, the set
+	// adopts its pod and its revisions rather than making new ones.
+	_, left := settled("scaled to 1", 1, nil)
+	if err := c.Delete(ctx, cur, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "the set gone, its pod orphaned", func() error {
+		if err := c.Get(ctx, key, &appsv1.StatefulSet{}); !client.IsNotFound(err) {
+			return fmt.Errorf("set still there: %v", err)
+		}
+		p := &corev1.Pod{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "web-0"}, p); err != nil {
+			return err
+		}
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			return fmt.Errorf("web-0 still controlled by %s", ref.UID)
+		}
+		return nil
+	})
+	again := set.DeepCopy()
+	again.ResourceVersion, again.UID = "", ""
+	again.Spec.Replicas = &one
+	again.Spec.Template.Spec.Containers[0].Image = "nginx:1.26"
+	if err := c.Create(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	got, pods = settled("the orphans adopted", 1, func(s *appsv1.StatefulSet) error {
+		if s.Status.CurrentRevision != rev2 || s.Status.UpdateRevision != rev2 {
+			return fmt.Errorf("status %+v", s.Status)
+		}
+		return nil
+	})
+	if p := pods["web-0"]; p.UID != left["web-0"].UID {
+		t.Errorf("web-0 replaced (uid %s, was %s), not adopted", p.UID, left["web-0"].UID)
+	}
+	if err := c.List(ctx, revs, client.InNamespace("default")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range revs.Items {
+		if ref := metav1.GetControllerOf(&r); ref == nil || ref.UID != got.UID {
+			t.Errorf("revision %s not adopted: %v", r.Name, r.OwnerReferences)
+		}
+	}
+
 	events := &corev1.EventList{}
 	if err := c.List(ctx, events, client.InNamespace("default")); err != nil {
 		t.Fatal(err)
