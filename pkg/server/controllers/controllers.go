@@ -29,6 +29,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/pvcprotection"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/statefulset"
@@ -51,11 +52,12 @@ const (
 	PodGC            = "podgc"
 	ReplicaSet       = "replicaset"
 	StatefulSet      = "statefulset"
+	PVCProtection    = "pvc-protection"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, StatefulSet}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, StatefulSet, PVCProtection}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -170,6 +172,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		}},
 		{ReplicaSet, func() error { return replicaset.Setup(m, replicaset.Options{}) }},
 		{StatefulSet, func() error { return statefulset.Setup(m, statefulset.Options{}) }},
+		{PVCProtection, func() error { return pvcprotection.Setup(m, pvcprotection.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,11 +20,15 @@ import (
 // volume name (set once, by the binder) and, on a bound claim, the
 // storage request (a resize).
 //
-// Not served: kube's admission plugins that add the
-// kubernetes.io/pvc-protection finalizer and the default storage class
-// (Setpoint runs neither the protection controller nor storage
-// classes), and the status rules of volume resizing and modification.
+// A new claim gets the kubernetes.io/pvc-protection finalizer, as kube's
+// StorageObjectInUseProtection admission gives it; the pvc-protection
+// controller removes it once no pod uses the claim. Not served: the
+// default storage class (no StorageClasses are served) and the status
+// rules of volume resizing and modification.
 type persistentVolumeClaimStrategy struct{}
+
+// claimProtectionFinalizer keeps a claim while a pod uses it.
+const claimProtectionFinalizer = "kubernetes.io/pvc-protection"
 
 func (persistentVolumeClaimStrategy) PrepareForCreate(_ time.Time, obj map[string]any) field.ErrorList {
 	var c corev1.PersistentVolumeClaim
@@ -33,6 +38,9 @@ func (persistentVolumeClaimStrategy) PrepareForCreate(_ time.Time, obj map[strin
 	dropClaimGated(&c.Spec, nil)
 	normalizeDataSources(&c.Spec)
 	defaultClaimSpec(&c.Spec)
+	if !slices.Contains(c.Finalizers, claimProtectionFinalizer) {
+		c.Finalizers = append(c.Finalizers, claimProtectionFinalizer)
+	}
 	// kube empties the status; reads default its phase.
 	c.Status = corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}
 	if errs := claimSpecErrors(&c.Spec, field.NewPath("spec")); len(errs) > 0 {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,10 @@ func TestClaimDefaults(t *testing.T) {
 		{"status.phase", "Pending"},
 		{"spec.dataSourceRef.name", "src"},
 		{"spec.dataSourceRef.kind", "PersistentVolumeClaim"},
+	}
+	// StorageObjectInUseProtection's finalizer.
+	if fins, _ := Lookup(obj, "metadata.finalizers"); fmt.Sprint(fins) != "[kubernetes.io/pvc-protection]" {
+		t.Errorf("finalizers %v", fins)
 	}
 	for _, tt := range tests {
 		if got, _ := Lookup(obj, tt.path); got != tt.want {
