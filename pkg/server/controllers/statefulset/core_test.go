@@ -189,6 +189,8 @@ func TestDecide(t *testing.T) {
 			pods: []podSpec{p(0, "upd"), p(1, "upd"), p(2, "upd", notReady), p(3, "upd", notReady)}, waiting: "web-2", counts: [4]int32{4, 2, 4, 4}},
 		{name: "ordered scale down: the first unhealthy pod may go", set: newSet(1), pods: []podSpec{p(0, "upd"), p(1, "upd"), p(2, "upd", notReady)},
 			want: []string{"Condemn web-2"}, counts: [4]int32{3, 2, 3, 3}},
+		{name: "ordered scale down: waits for the condemned pod to be available", set: newSet(1, func(s *appsv1.StatefulSet) { s.Spec.MinReadySeconds = 30 }),
+			pods: []podSpec{p(0, "upd"), p(1, "upd", readyFor(time.Second))}, waiting: "web-1", counts: [4]int32{2, 2, 2, 2}},
 		{name: "parallel scale down: all at once", set: newSet(1, parallel), pods: []podSpec{p(0, "upd"), p(1, "upd"), p(2, "upd"), p(3, "upd", deleting)},
 			want: []string{"[Condemn web-2, Condemn web-1]"}, counts: [4]int32{4, 4, 3, 3}},
 		{name: "rolling update: the highest ordinal first", set: newSet(3, withImage("nginx:2")),

@@ -155,7 +155,12 @@ func Decide(set *appsv1.StatefulSet, revs Revisions, pods []*corev1.Pod, now tim
 			continue
 		}
 		if ordered && p != firstUnhealthy && (!runningAndReady(p) || !available(p, set.Spec.MinReadySeconds, now)) {
-			plan.Waiting = firstUnhealthy.Name
+			// A pod ready but not yet available is healthy, so there may
+			// be no unhealthy pod to name.
+			plan.Waiting = p.Name
+			if firstUnhealthy != nil {
+				plan.Waiting = firstUnhealthy.Name
+			}
 			return done()
 		}
 		if ordered {
