@@ -495,3 +495,62 @@ func TestLiveClaims(t *testing.T) {
 		t.Errorf("no event %q among %v", want, msgs)
 	}
 }
+
+// TestLiveNeverReady: pods that never become Ready hold an OrderedReady
+// set at its first pod, while a Parallel set creates all of its pods.
+func TestLiveNeverReady(t *testing.T) {
+	env := envtest.Start(t)
+	c := env.Client()
+	ctx := context.Background()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sim", Labels: map[string]string{"setpoint.dev/simulated": "true"}}}
+	if err := c.Create(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	three := int32(3)
+	for _, policy := range []appsv1.PodManagementPolicyType{appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement} {
+		name := strings.ToLower(string(policy))
+		set := &appsv1.StatefulSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+			Spec: appsv1.StatefulSetSpec{
+				Replicas: &three, ServiceName: name, PodManagementPolicy: policy,
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name},
+						Annotations: map[string]string{"setpoint.dev/never-ready": "true"}},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+				},
+			},
+		}
+		if err := c.Create(ctx, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(set string) (int, error) {
+		list := &corev1.PodList{}
+		if err := c.List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"app": set}); err != nil {
+			return 0, err
+		}
+		return len(list.Items), nil
+	}
+	envtest.Eventually(t, "the parallel set's 3 pods", func() error {
+		if n, err := count("parallel"); err != nil || n != 3 {
+			return fmt.Errorf("%d pods (%v)", n, err)
+		}
+		return nil
+	}, envtest.Within(60*time.Second))
+	envtest.Eventually(t, "the ordered set's first pod running", func() error {
+		p := &corev1.Pod{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "orderedready-0"}, p); err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodRunning {
+			return fmt.Errorf("phase %s", p.Status.Phase)
+		}
+		return nil
+	}, envtest.Within(60*time.Second))
+	// Give the ordered set time it would use to go on, were it to.
+	time.Sleep(2 * time.Second)
+	if n, err := count("orderedready"); err != nil || n != 1 {
+		t.Errorf("the ordered set has %d pods (%v), want 1 while orderedready-0 is not ready", n, err)
+	}
+}
