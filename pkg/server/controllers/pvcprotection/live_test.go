@@ -93,3 +93,35 @@ func TestLive(t *testing.T) {
 	}
 	envtest.Eventually(t, "the claim deleted after its pod", func() error { return gone("used") }, envtest.Within(60*time.Second))
 }
+
+// TestLiveNamespaceDeletion: the finalizer does not hold up the deletion
+// of a namespace whose claims no pod uses any more.
+func TestLiveNamespaceDeletion(t *testing.T) {
+	env := envtest.Start(t)
+	c := env.Client()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "scratch"}}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "scratch", Name: "data"},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}
+	if err := c.Create(ctx, pvc); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "the namespace gone", func() error {
+		err := c.Get(ctx, types.NamespacedName{Name: "scratch"}, &corev1.Namespace{})
+		if client.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("namespace still there (%v)", err)
+	}, envtest.Within(60*time.Second))
+}
