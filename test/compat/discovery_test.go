@@ -51,6 +51,7 @@ func TestDiscovery(t *testing.T) {
 		{"v1", "events", "Event", true, []string{"ev"}, nil},
 		{"v1", "pods", "Pod", true, []string{"po"}, nil},
 		{"v1", "podtemplates", "PodTemplate", true, nil, nil},
+		{"v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, []string{"pvc"}, nil},
 		{"v1", "nodes", "Node", false, []string{"no"}, nil},
 		{"events.k8s.io/v1", "events", "Event", true, []string{"ev"}, nil},
 		{"coordination.k8s.io/v1", "leases", "Lease", true, nil, nil},
@@ -122,7 +123,7 @@ func TestDiscovery(t *testing.T) {
 			}
 			for _, sub := range []struct{ gv, name string }{
 				{"v1", "namespaces/status"}, {"apiextensions.k8s.io/v1", "customresourcedefinitions/status"},
-				{"v1", "pods/status"}, {"v1", "nodes/status"},
+				{"v1", "pods/status"}, {"v1", "nodes/status"}, {"v1", "persistentvolumeclaims/status"},
 				{"batch/v1", "jobs/status"}, {"batch/v1", "cronjobs/status"},
 			} {
 				if _, ok := findResource(lists, sub.gv, sub.name); !ok {

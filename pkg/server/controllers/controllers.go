@@ -32,8 +32,10 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodelifecycle"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/pvcprotection"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/statefulset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/ttlafterfinished"
 )
@@ -57,6 +59,8 @@ const (
 	Job              = "job"
 	TTLAfterFinished = "ttl-after-finished"
 	DaemonSet        = "daemonset"
+	StatefulSet      = "statefulset"
+	PVCProtection    = "pvc-protection"
 )
 
 // Names lists every built-in controller.
@@ -68,6 +72,8 @@ func Names() []string {
 		Job,
 		TTLAfterFinished,
 		DaemonSet,
+		StatefulSet,
+		PVCProtection,
 	}
 }
 
@@ -186,6 +192,8 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{Job, func() error { return job.Setup(m, job.Options{}) }},
 		{TTLAfterFinished, func() error { return ttlafterfinished.Setup(m, ttlafterfinished.Options{}) }},
 		{DaemonSet, func() error { return daemonset.Setup(m, daemonset.Options{}) }},
+		{StatefulSet, func() error { return statefulset.Setup(m, statefulset.Options{}) }},
+		{PVCProtection, func() error { return pvcprotection.Setup(m, pvcprotection.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

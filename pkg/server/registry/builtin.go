@@ -116,6 +116,13 @@ func coreBuiltins() []*Resource {
 			Strategy: podStrategy{},
 		},
 		{
+			Version: "v1", Kind: "PersistentVolumeClaim", ListKind: "PersistentVolumeClaimList",
+			Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim", ShortNames: []string{"pvc"},
+			Namespaced: true, StatusSubresource: true, Typed: true,
+			Columns:  claimColumns(),
+			Strategy: persistentVolumeClaimStrategy{},
+		},
+		{
 			Version: "v1", Kind: "PodTemplate", ListKind: "PodTemplateList",
 			Plural: "podtemplates", Singular: "podtemplate",
 			Namespaced: true, Typed: true, TracksGeneration: true,

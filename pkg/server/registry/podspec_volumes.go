@@ -416,8 +416,14 @@ func ephemeralVolumeErrors(e *corev1.EphemeralVolumeSource, p *field.Path) field
 	t := e.VolumeClaimTemplate
 	errs := apivalidation.ValidateAnnotations(t.Annotations, tp.Child("metadata", "annotations"))
 	errs = append(errs, metavalidation.ValidateLabels(t.Labels, tp.Child("metadata", "labels"))...)
-	sp := tp.Child("spec")
-	s := &t.Spec
+	return append(errs, claimSpecErrors(&t.Spec, tp.Child("spec"))...)
+}
+
+// claimSpecErrors is kube's ValidatePersistentVolumeClaimSpec, for
+// claims and the claim templates of ephemeral volumes: access modes and
+// a positive storage request are required.
+func claimSpecErrors(s *corev1.PersistentVolumeClaimSpec, sp *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	if len(s.AccessModes) == 0 {
 		errs = append(errs, field.Required(sp.Child("accessModes"), "at least 1 access mode is required"))
 	}
@@ -454,6 +460,7 @@ func ephemeralVolumeErrors(e *corev1.EphemeralVolumeSource, p *field.Path) field
 	if m := s.VolumeMode; m != nil && !sets.New(volumeModes...).Has(string(*m)) {
 		errs = append(errs, field.NotSupported(sp.Child("volumeMode"), *m, volumeModes))
 	}
+	errs = append(errs, dataSourceErrors(s, sp)...)
 	return errs
 }
 

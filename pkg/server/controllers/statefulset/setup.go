@@ -1,0 +1,74 @@
+package statefulset
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/setpoint-dev/setpoint/pkg/client"
+	"github.com/setpoint-dev/setpoint/pkg/clock"
+	"github.com/setpoint-dev/setpoint/pkg/controller"
+	"github.com/setpoint-dev/setpoint/pkg/manager"
+	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+)
+
+// ControllerName is the source of the controller's Events, as in kube.
+const ControllerName = "statefulset-controller"
+
+// Options configure the controller. The zero value is ready to use.
+type Options struct {
+	// Clock tells the time for availability (minReadySeconds); nil is
+	// the real clock.
+	Clock clock.Clock
+	// Workers is how many StatefulSets are synced at once; 0 means 5,
+	// kube-controller-manager's --concurrent-statefulset-syncs.
+	Workers int
+}
+
+// Setup adds the StatefulSet controller to m.
+func Setup(m *manager.Manager, opts Options) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 5
+	}
+	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock}
+	_, err := m.NewController(r, controller.Options{Name: "statefulset", Workers: opts.Workers, Clock: opts.Clock},
+		controller.For[*appsv1.StatefulSet](),
+		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
+			return setsOf(ctx, m.Client(), pod)
+		}),
+		controller.Owns[*appsv1.ControllerRevision](),
+	)
+	return err
+}
+
+// setsOf are the StatefulSets a change to pod concerns: its controller
+// if that is a StatefulSet, or, for an orphan, every StatefulSet of its
+// namespace that selects it.
+func setsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		if ref.Kind != "StatefulSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
+	}
+	list := &appsv1.StatefulSetList{}
+	if err := c.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: list.Items[i].Name}})
+	}
+	return out
+}
