@@ -21,6 +21,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/deployment"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/disruption"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
@@ -49,11 +50,12 @@ const (
 	Disruption       = "disruption"
 	PodGC            = "podgc"
 	ReplicaSet       = "replicaset"
+	Deployment       = "deployment"
 )
 
 // Names lists every built-in controller.
 func Names() []string {
-	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet}
+	return []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, Deployment}
 }
 
 // Options configure the built-in controllers. The zero value runs all of
@@ -167,6 +169,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 			return podgc.Setup(m, podgc.Options{TerminatedPodThreshold: opts.TerminatedPodGCThreshold})
 		}},
 		{ReplicaSet, func() error { return replicaset.Setup(m, replicaset.Options{}) }},
+		{Deployment, func() error { return deployment.Setup(m, deployment.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

@@ -12,10 +12,10 @@ func TestParseSelection(t *testing.T) {
 		wantErr      bool
 	}{
 		{"*", nil, false},
-		{"", []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet}, false},
+		{"", []string{Namespace, GarbageCollector, CRDCleanup, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, Deployment}, false},
 		{"*,-garbagecollector", []string{GarbageCollector}, false},
 		{"-eventttl,*", []string{EventTTL}, false},
-		{"namespace,crdcleanup", []string{GarbageCollector, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet}, false},
+		{"namespace,crdcleanup", []string{GarbageCollector, EventTTL, EndpointSlice, NodeLifecycle, TaintEviction, NodeAgent, Scheduler, Disruption, PodGC, ReplicaSet, Deployment}, false},
 		{"*,-nope", nil, true},
 		{"nope", nil, true},
 	}
