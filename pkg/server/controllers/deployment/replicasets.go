@@ -134,7 +134,7 @@ func sum(sets []*appsv1.ReplicaSet, f func(*appsv1.ReplicaSet) int32) int32 {
 	return n
 }
 
-func specReplicas(rs *appsv1.ReplicaSet) int32 { return rsReplicas(rs) }
+func specReplicas(rs *appsv1.ReplicaSet) int32   { return rsReplicas(rs) }
 func actualReplicas(rs *appsv1.ReplicaSet) int32 { return rs.Status.Replicas }
 func readyReplicas(rs *appsv1.ReplicaSet) int32  { return rs.Status.ReadyReplicas }
 func availableReplicas(rs *appsv1.ReplicaSet) int32 {
