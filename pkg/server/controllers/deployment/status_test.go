@@ -77,11 +77,11 @@ func TestRolloutStatus(t *testing.T) {
 			[]*appsv1.ReplicaSet{rs("web-abc", 1, 2, 1), rs("old", 9, 2, 2)}, `True/ReplicaSetUpdated "ReplicaSet \"web-abc\" is progressing."`, t0, 541 * time.Second},
 		{"stuck within the deadline", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-time.Minute)), before(2, 3, 3, 4)},
 			[]*appsv1.ReplicaSet{rs("web-abc", 1, 2, 1), rs("old", 9, 2, 2)}, `True/ReplicaSetUpdated ""`, t0.Add(-time.Minute), 541 * time.Second},
-		{"stuck past the deadline", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11 * time.Minute)), before(2, 3, 3, 4)},
+		{"stuck past the deadline", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11*time.Minute)), before(2, 3, 3, 4)},
 			[]*appsv1.ReplicaSet{rs("web-abc", 1, 2, 1), rs("old", 9, 2, 2)}, `False/ProgressDeadlineExceeded "ReplicaSet \"web-abc\" has timed out progressing."`, t0, time.Second},
-		{"no new set yet", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11 * time.Minute)), before(0, 3, 3, 3)},
+		{"no new set yet", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11*time.Minute)), before(0, 3, 3, 3)},
 			[]*appsv1.ReplicaSet{nil, rs("old", 9, 3, 3)}, `False/ProgressDeadlineExceeded "Deployment \"web\" has timed out progressing."`, t0, time.Second},
-		{"no deadline", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11 * time.Minute)), noDeadline},
+		{"no deadline", []func(*appsv1.Deployment){progressingSince(ReasonReplicaSetUpdated, t0.Add(-11*time.Minute)), noDeadline},
 			[]*appsv1.ReplicaSet{rs("web-abc", 1, 2, 1)}, "none", time.Time{}, 0},
 	}
 	for _, tt := range tests {
