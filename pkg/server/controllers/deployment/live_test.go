@@ -470,3 +470,66 @@ func TestLivePauseAndDeadline(t *testing.T) {
 		t.Errorf("timed out condition %s %q, want False %q", c0.Status, c0.Message, want)
 	}
 }
+
+// TestLiveAdoptionAndCascade: a Deployment deleted with orphan
+// propagation leaves its ReplicaSet and pods, released; a new Deployment
+// with the same template adopts that ReplicaSet rather than making
+// another; background and foreground deletion take the ReplicaSets and
+// pods away.
+func TestLiveAdoptionAndCascade(t *testing.T) {
+	c, ctx := startEnv(t)
+	for _, propagation := range []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground} {
+		d := newDeployment("app", 2, appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType})
+		if err := c.Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		first := settled(t, c, "app", 2, "nginx")
+		if err := c.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+			t.Fatal(err)
+		}
+		envtest.Eventually(t, "the orphaned replica set released", func() error {
+			rs := &appsv1.ReplicaSet{}
+			if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: first.Name}, rs); err != nil {
+				return err
+			}
+			if ref := metav1.GetControllerOf(rs); ref != nil {
+				return fmt.Errorf("still controlled by %s", ref.UID)
+			}
+			if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "app"}, &appsv1.Deployment{}); !client.IsNotFound(err) {
+				return fmt.Errorf("deployment still there (%v)", err)
+			}
+			return nil
+		}, envtest.Within(within))
+		if pods := livePods(t, c, "app"); len(pods) != 2 {
+			t.Fatalf("%d pods after an orphaning delete, want 2", len(pods))
+		}
+
+		again := newDeployment("app", 2, appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType})
+		if err := c.Create(ctx, again); err != nil {
+			t.Fatal(err)
+		}
+		if adopted := settled(t, c, "app", 2, "nginx"); adopted.UID != first.UID {
+			t.Fatalf("new replica set %s (%s), want %s adopted", adopted.Name, adopted.UID, first.UID)
+		}
+		if sets := ownedSets(t, c, again); len(sets) != 1 {
+			t.Fatalf("%d replica sets, want the adopted one only", len(sets))
+		}
+
+		if err := c.Delete(ctx, again, client.PropagationPolicy(propagation)); err != nil {
+			t.Fatal(err)
+		}
+		envtest.Eventually(t, fmt.Sprintf("%s deletion took everything", propagation), func() error {
+			err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: first.Name}, &appsv1.ReplicaSet{})
+			if !client.IsNotFound(err) {
+				return fmt.Errorf("replica set still there (%v)", err)
+			}
+			if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "app"}, &appsv1.Deployment{}); !client.IsNotFound(err) {
+				return fmt.Errorf("deployment still there (%v)", err)
+			}
+			if pods := livePods(t, c, "app"); len(pods) != 0 {
+				return fmt.Errorf("%d pods left", len(pods))
+			}
+			return nil
+		}, envtest.Within(within))
+	}
+}
