@@ -407,7 +407,17 @@ func (p *pass) newAndOld(sets []*appsv1.ReplicaSet, create bool) (*appsv1.Replic
 	revision := maxRevision(old) + 1
 	if existing != nil {
 		rs, err := p.refreshNew(existing, revision)
-		return rs, old, err
+		if err != nil {
+			return nil, old, err
+		}
+		// Later steps of this pass see the ReplicaSet as written, not
+		// as listed, so a second write of it does not conflict.
+		for i := range sets {
+			if sets[i] == existing {
+				sets[i] = rs
+			}
+		}
+		return rs, old, nil
 	}
 	if !create {
 		return nil, old, nil
