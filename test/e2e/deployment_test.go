@@ -133,6 +133,11 @@ func TestDeploymentWalkthrough(t *testing.T) {
 		t.Errorf("image and revision after restart %q, want \"nginx:1.28 5\"", got)
 	}
 	readyCount(2)
+	wantLines(t, "describe deployment", k.ok(t, "describe", "deployment", "nginx"),
+		`Replicas:\s+2 desired \| 2 updated \| 2 total \| 2 available \| 0 unavailable`,
+		`StrategyType:\s+RollingUpdate`, `RollingUpdateStrategy:\s+25% max unavailable, 25% max surge`,
+		`\s+Available\s+True\s+MinimumReplicasAvailable`, `\s+Progressing\s+True\s+NewReplicaSetAvailable`,
+		`NewReplicaSet:\s+nginx-\S+ \(2/2 replicas created\)`)
 
 	events := k.ok(t, "get", "events", "--field-selector", "involvedObject.kind=Deployment,involvedObject.name=nginx", "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}")
 	for _, want := range []string{`ScalingReplicaSet: Scaled up replica set nginx-\S+ from 0 to 5`, `ScalingReplicaSet: Scaled down replica set nginx-\S+ from 5 to 2`} {
