@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -188,4 +189,56 @@ func watchReadyPods(t *testing.T, k *kubectl, want int) func() int {
 		defer mu.Unlock()
 		return fewest
 	}
+}
+
+// TestDeploymentNodeFailure: the pods of a Deployment on a node whose
+// kubelet stops are evicted once their (shortened) unreachable
+// toleration runs out, and the Deployment is whole again on the other
+// node.
+func TestDeploymentNodeFailure(t *testing.T) {
+	srv := startServer(t, serverConfig{dataDir: filepath.Join(t.TempDir(), "data"),
+		args: []string{"--nodes", "2", "--node-monitor-grace-period", "20s"}})
+	k := newKubectl(t, kubectlPath(t), srv)
+	waitWithin(t, 30*time.Second, "both nodes registered and Ready", func() (string, bool) {
+		out := k.ok(t, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}`)
+		return out, out == "sim-node-0=True sim-node-1=True "
+	})
+	k.createFile(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      tolerations:
+      - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 2}
+      - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 2}
+      containers: [{name: c, image: nginx}]
+`)
+	k.ok(t, "rollout", "status", "deployment/web", "--timeout=90s")
+	// placement lists the live pods' nodes.
+	placement := func() []string {
+		out := k.ok(t, "get", "pods", "-l", "app=web", "-o",
+			`jsonpath={range .items[?(@.status.phase=="Running")]}{.spec.nodeName}={.status.conditions[?(@.type=="Ready")].status}/{.metadata.deletionTimestamp} {end}`)
+		var nodes []string
+		for _, f := range strings.Fields(out) {
+			if node, state, _ := strings.Cut(f, "="); state == "True/" {
+				nodes = append(nodes, node)
+			}
+		}
+		return nodes
+	}
+	if nodes := strings.Join(placement(), " "); !strings.Contains(nodes, "sim-node-0") {
+		t.Fatalf("no pod on sim-node-0 to lose: %s", nodes)
+	}
+
+	setpointNode(t, srv, "stop", "sim-node-0")
+	waitWithin(t, 90*time.Second, "4 ready pods, all on sim-node-1", func() (string, bool) {
+		nodes := placement()
+		return strings.Join(nodes, " "), len(nodes) == 4 && !strings.Contains(strings.Join(nodes, " "), "sim-node-0")
+	})
+	k.ok(t, "rollout", "status", "deployment/web", "--timeout=30s")
+	wantLines(t, "get deploy", k.ok(t, "get", "deploy", "web"), `web\s+4/4\s+4\s+4\s+\S+`)
 }
