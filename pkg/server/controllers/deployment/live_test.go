@@ -533,3 +533,50 @@ func TestLiveAdoptionAndCascade(t *testing.T) {
 		}, envtest.Within(within))
 	}
 }
+
+// TestLiveHashCollision: when the name the template hashes to is taken
+// by a ReplicaSet with another template, the Deployment counts a
+// collision and its new ReplicaSet gets the name of the next hash.
+func TestLiveHashCollision(t *testing.T) {
+	c, ctx := startEnv(t)
+	d := newDeployment("col", 1, appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType})
+	if err := c.Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	first := settled(t, c, "col", 1, "nginx")
+	if err := c.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	envtest.Eventually(t, "deployment gone, replica set orphaned", func() error {
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "col"}, &appsv1.Deployment{}); !client.IsNotFound(err) {
+			return fmt.Errorf("deployment still there (%v)", err)
+		}
+		rs := &appsv1.ReplicaSet{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: first.Name}, rs); err != nil {
+			return err
+		}
+		if len(rs.OwnerReferences) > 0 {
+			return fmt.Errorf("still owned")
+		}
+		// The same name now holds another template.
+		rs.Spec.Template.Spec.Containers[0].Image = "busybox"
+		return c.Update(ctx, rs)
+	}, envtest.Within(within))
+
+	again := newDeployment("col", 1, appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType})
+	if err := c.Create(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	current := settled(t, c, "col", 1, "nginx")
+	got := &appsv1.Deployment{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "col"}, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.CollisionCount == nil || *got.Status.CollisionCount != 1 {
+		t.Fatalf("collisionCount %v, want 1", got.Status.CollisionCount)
+	}
+	template := got.Spec.Template
+	if want := "col-" + deployment.TemplateHash(&template, got.Status.CollisionCount); current.Name != want || current.Name == first.Name {
+		t.Errorf("new replica set %s, want %s (not %s)", current.Name, want, first.Name)
+	}
+}
