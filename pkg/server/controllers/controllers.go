@@ -23,6 +23,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/cronjob"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/daemonset"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/deployment"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/disruption"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/endpoints"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/eventttl"
@@ -61,6 +62,7 @@ const (
 	DaemonSet        = "daemonset"
 	StatefulSet      = "statefulset"
 	PVCProtection    = "pvc-protection"
+	Deployment       = "deployment"
 )
 
 // Names lists every built-in controller.
@@ -74,6 +76,7 @@ func Names() []string {
 		DaemonSet,
 		StatefulSet,
 		PVCProtection,
+		Deployment,
 	}
 }
 
@@ -194,6 +197,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{DaemonSet, func() error { return daemonset.Setup(m, daemonset.Options{}) }},
 		{StatefulSet, func() error { return statefulset.Setup(m, statefulset.Options{}) }},
 		{PVCProtection, func() error { return pvcprotection.Setup(m, pvcprotection.Options{}) }},
+		{Deployment, func() error { return deployment.Setup(m, deployment.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},
