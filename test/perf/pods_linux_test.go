@@ -33,7 +33,7 @@ var (
 	profileSecs    = flag.Int("perf.profileseconds", 30, "seconds of -perf.cpuprofile")
 	heapProfile    = flag.String("perf.heapprofile", "", "write the server's heap profile, taken once every pod is Ready, to this file")
 	// Another server instead of `setpoint server`: kube-apiserver, etcd,
-	// kube-scheduler and kwok, say, started by test/perf/kube/pods.sh.
+	// kube-scheduler and kwok, say, started by test/perf/kube/cluster.sh.
 	kubeconfigFlag = flag.String("perf.kubeconfig", "", "run BenchmarkPods10k against the cluster of this kubeconfig (its nodes simulated already) instead of starting setpoint server")
 	pidsFlag       = flag.String("perf.pids", "", "with -perf.kubeconfig: the comma-separated PIDs of the cluster's processes, whose CPU and memory are measured")
 )

@@ -1,25 +1,28 @@
 #!/bin/bash
-# Starts the cluster BenchmarkPods10k compares setpoint server with:
-# kube-apiserver v1.33 + etcd (the oracle of ../shared/perf/oracle, built
-# into $ORACLE_DIR by its build.sh), kube-controller-manager with the
-# controllers setpoint server runs for pods, kube-scheduler, and kwok
-# simulating $NODES nodes. kube-scheduler's and kwok's build is in
+# Starts the cluster BenchmarkPods10k and BenchmarkDeployments compare
+# setpoint server with: kube-apiserver v1.33 + etcd (the oracle of
+# ../shared/perf/oracle, built into $ORACLE_DIR by its build.sh),
+# kube-controller-manager with the controllers setpoint server runs for
+# pods and workloads, kube-scheduler, and kwok simulating $NODES nodes. kube-scheduler's and kwok's build is in
 # test/perf/kube/README.md. Stop it with $ORACLE_DIR/stop.sh plus
 # `kill $(cat $ORACLE_DIR/run/kube-scheduler.pid $ORACLE_DIR/run/kwok.pid)`.
 #
 # The last line it prints holds the benchmark's flags:
 #   go test ./test/perf/ -run '^$' -bench BenchmarkPods10k -benchtime 1x -timeout 30m -args <flags>
+# (or -bench BenchmarkDeployments).
 set -euo pipefail
 O=${ORACLE_DIR:-/tmp/oracle}
 export ORACLE_DIR=$O
 NODES=${NODES:-100}
 RUN=$O/run; LOG=$O/logs
 
-KCM_CONTROLLERS=namespace,garbagecollector,nodelifecycle,podgc,endpoint,endpointslice,disruption,taint-eviction-controller \
+# kwokctl's --disable-qps-limits for kube-controller-manager and
+# kube-scheduler: their defaults of 20 and 50 requests a second would
+# make creating or binding 10,000 pods take minutes.
+KCM_CONTROLLERS=namespace,garbagecollector,nodelifecycle,podgc,endpoint,endpointslice,disruption,taint-eviction-controller,deployment,replicaset \
+  KCM_EXTRA_ARGS="--kube-api-qps=5000 --kube-api-burst=10000" \
   "$O/start.sh" >&2
 
-# kwokctl's --disable-qps-limits: kube-scheduler's default of 50 requests
-# a second would make binding 10,000 pods take over three minutes.
 "$O/bin/kube-scheduler" --kubeconfig="$O/kubeconfig-kcm" --leader-elect=false --secure-port=0 \
   --kube-api-qps=5000 --kube-api-burst=10000 --v=1 > "$LOG/kube-scheduler.log" 2>&1 &
 echo $! > "$RUN/kube-scheduler.pid"
