@@ -18,9 +18,12 @@ RUN=$O/run; LOG=$O/logs
 
 # kwokctl's --disable-qps-limits for kube-controller-manager and
 # kube-scheduler: their defaults of 20 and 50 requests a second would
-# make creating or binding 10,000 pods take minutes.
+# make creating or binding 10,000 pods take minutes. Under that load kwok
+# renews its nodes' leases late, and after the default 50 s grace the
+# node lifecycle controller marks every pod NotReady, which kwok never
+# undoes: a longer grace keeps the run measuring pods, not that.
 KCM_CONTROLLERS=namespace,garbagecollector,nodelifecycle,podgc,endpoint,endpointslice,disruption,taint-eviction-controller,deployment,replicaset \
-  KCM_EXTRA_ARGS="--kube-api-qps=5000 --kube-api-burst=10000" \
+  KCM_EXTRA_ARGS="--kube-api-qps=5000 --kube-api-burst=10000 --node-monitor-grace-period=5m" \
   "$O/start.sh" >&2
 
 "$O/bin/kube-scheduler" --kubeconfig="$O/kubeconfig-kcm" --leader-elect=false --secure-port=0 \

@@ -26,7 +26,10 @@ type eventRecorder interface {
 // pause bookkeeping, a rollback, a proportional scaling or one step of
 // its rollout strategy, then its status.
 type reconciler struct {
-	cache  client.Reader // Deployments, ReplicaSets and Pods, from informers
+	cache client.Reader // Deployments and ReplicaSets, from informers
+	// pods lists the pods of a namespace a selector matches, from the
+	// informers without copying them: read only.
+	pods   func(ctx context.Context, ns string, sel labels.Selector) ([]*corev1.Pod, error)
 	api    *client.Client
 	events eventRecorder
 	clock  clock.Clock

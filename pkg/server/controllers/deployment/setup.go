@@ -14,6 +14,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -37,7 +38,10 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock}
+	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
+		pods: func(ctx context.Context, ns string, sel labels.Selector) ([]*corev1.Pod, error) {
+			return listers.List[*corev1.Pod](ctx, m, ns, sel)
+		}}
 	c := m.Client()
 	_, err := m.NewController(r, controller.Options{Name: "deployment", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.Deployment](),

@@ -2,7 +2,6 @@ package deployment
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -113,15 +112,9 @@ func (p *pass) recreate(sets []*appsv1.ReplicaSet, sel labels.Selector) error {
 	if down {
 		return p.syncRolloutStatus(all, newRS)
 	}
-	pods := &corev1.PodList{}
-	if err := p.cache.List(p.ctx, pods, client.InNamespace(p.d.Namespace)); err != nil {
+	podPtrs, err := p.pods(p.ctx, p.d.Namespace, sel)
+	if err != nil {
 		return err
-	}
-	var podPtrs []*corev1.Pod
-	for i := range pods.Items {
-		if sel.Matches(labels.Set(pods.Items[i].Labels)) {
-			podPtrs = append(podPtrs, &pods.Items[i])
-		}
 	}
 	if OldPodsRunning(newRS, old, podPtrs) {
 		return p.syncRolloutStatus(all, newRS)

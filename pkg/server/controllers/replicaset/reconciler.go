@@ -30,7 +30,11 @@ type eventRecorder interface {
 // reconciler runs one pass of a ReplicaSet: claim its pods, create or
 // delete the difference when its expectations are met, write its status.
 type reconciler struct {
-	cache  client.Reader // ReplicaSets and Pods, from informers
+	cache client.Reader // ReplicaSets, from informers
+	// pods and sets list a namespace's Pods and ReplicaSets from the
+	// informers without copying them: read only.
+	pods   func(ctx context.Context, ns string) ([]*corev1.Pod, error)
+	sets   func(ctx context.Context, ns string) ([]*appsv1.ReplicaSet, error)
 	api    *client.Client
 	events eventRecorder
 	clock  clock.Clock
@@ -54,14 +58,16 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		reconcile.Logger(ctx).WarnContext(ctx, "replicaset selector unusable", "err", err)
 		return reconcile.Result{}, nil
 	}
-	list := &corev1.PodList{}
-	if err := r.cache.List(ctx, list, client.InNamespace(rs.Namespace)); err != nil {
+	// Every pod of the namespace, the cache's own (read only): an owned
+	// pod that stopped matching is released, so a selector cannot
+	// narrow the list.
+	pods, err := r.pods(ctx, rs.Namespace)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	byName := make(map[string]*corev1.Pod, len(list.Items))
+	byName := make(map[string]*corev1.Pod, len(pods))
 	var active []*corev1.Pod
-	for i := range list.Items {
-		p := &list.Items[i]
+	for _, p := range pods {
 		byName[p.Name] = p
 		if Active(p) {
 			active = append(active, p)
@@ -154,14 +160,14 @@ func (r *reconciler) related(ctx context.Context, rs *appsv1.ReplicaSet, active,
 	if owner == nil {
 		return owned, nil
 	}
-	sets := &appsv1.ReplicaSetList{}
-	if err := r.cache.List(ctx, sets, client.InNamespace(rs.Namespace)); err != nil {
+	sets, err := r.sets(ctx, rs.Namespace)
+	if err != nil {
 		return nil, err
 	}
 	siblings := map[types.UID]bool{}
-	for i := range sets.Items {
-		if ref := metav1.GetControllerOfNoCopy(&sets.Items[i]); ref != nil && ref.UID == owner.UID {
-			siblings[sets.Items[i].UID] = true
+	for _, s := range sets {
+		if ref := metav1.GetControllerOfNoCopy(s); ref != nil && ref.UID == owner.UID {
+			siblings[s.UID] = true
 		}
 	}
 	var out []*corev1.Pod

@@ -12,6 +12,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
@@ -36,7 +37,15 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock, exp: &expectations.Expectations{}}
+	r := &reconciler{
+		cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock, exp: &expectations.Expectations{},
+		pods: func(ctx context.Context, ns string) ([]*corev1.Pod, error) {
+			return listers.List[*corev1.Pod](ctx, m, ns, nil)
+		},
+		sets: func(ctx context.Context, ns string) ([]*appsv1.ReplicaSet, error) {
+			return listers.List[*appsv1.ReplicaSet](ctx, m, ns, nil)
+		},
+	}
 	_, err := m.NewController(r, controller.Options{Name: "replicaset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.ReplicaSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
