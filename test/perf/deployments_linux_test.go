@@ -35,7 +35,8 @@ const deploymentsNamespace = "deployments"
 // all its replicas updated and ready. It then changes every Deployment's
 // image: rollout-s is the time until every rollout completes (all
 // replicas updated and available, no old pod left). Also reported:
-// server-cpu-s and server-peak-rss-MB over both phases, and others_frac.
+// server-cpu-s and server-peak-rss-MB over both phases, and others_frac;
+// -perf.heapprofile takes the server's heap profile at the end.
 // Run it once:
 //
 //	go test ./test/perf/ -run '^$' -bench BenchmarkDeployments -benchtime 1x -timeout 30m
@@ -122,6 +123,11 @@ func runDeployments(b *testing.B, srv *serverProcess, n, replicas, nodes int) de
 	rolled := waitDone(b, ctx, done, "rolled out")
 	b.StopTimer()
 	r := deploymentsRun{available: available.Sub(start), rollout: rolled.Sub(start2), cpu: meter.stop(b), peakRSS: srv.peakRSS(b)}
+	if *heapProfile != "" {
+		if err := serverProfileAt(srv.config, "/debug/pprof/heap", *heapProfile); err != nil {
+			b.Errorf("server heap profile: %v", err)
+		}
+	}
 	b.StartTimer()
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -342,13 +343,13 @@ func TestClaim(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	c := Claim(d, sel, sets)
+	c := ownership.Claim(d, sel, sets)
 	if got := names(c.Owned) + " | " + names(c.Adopt) + " | " + names(c.Release); got != "mine,orphan | orphan | relabelled" {
 		t.Errorf("Claim = %s", got)
 	}
 	now := metav1.NewTime(t0)
 	d.DeletionTimestamp = &now
-	c = Claim(d, sel, sets)
+	c = ownership.Claim(d, sel, sets)
 	if got := names(c.Owned) + " | " + names(c.Adopt) + " | " + names(c.Release); got != "mine |  | " {
 		t.Errorf("Claim of a deleted deployment = %s", got)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // eventRecorder records events on a Deployment.
@@ -122,7 +123,7 @@ func (p *pass) claim(sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
 	for i := range list.Items {
 		all[i] = &list.Items[i]
 	}
-	c := Claim(p.d, sel, all)
+	c := ownership.Claim(p.d, sel, all)
 	if len(c.Adopt) > 0 {
 		// Adopt only if the Deployment, read afresh, is still the same
 		// object and not being deleted.
