@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,23 +43,7 @@ func BenchmarkDeployments(b *testing.B) {
 	requireBench(b)
 	n, replicas, nodes := *deploymentsFlag, *replicasFlag, *nodesFlag
 	var last deploymentsRun
-	if *kubeconfigFlag != "" {
-		if *pidsFlag == "" {
-			b.Fatal("-perf.kubeconfig needs -perf.pids")
-		}
-		srv := runningServer(b, *kubeconfigFlag, *pidsFlag)
-		for b.Loop() {
-			last = runDeployments(b, srv, n, replicas, nodes)
-		}
-	} else {
-		bin := buildSetpoint(b)
-		for b.Loop() {
-			b.StopTimer()
-			srv := startServerProcess(b, bin, "--nodes", strconv.Itoa(nodes))
-			b.StartTimer()
-			last = runDeployments(b, srv, n, replicas, nodes)
-		}
-	}
+	eachServer(b, nodes, func(srv *serverProcess) { last = runDeployments(b, srv, n, replicas, nodes) })
 	b.ReportMetric(last.available.Seconds(), "available-s")
 	b.ReportMetric(last.rollout.Seconds(), "rollout-s")
 	b.ReportMetric(last.cpu.server.Seconds(), "server-cpu-s")

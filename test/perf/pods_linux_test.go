@@ -65,24 +65,7 @@ func BenchmarkPods10k(b *testing.B) {
 	requireBench(b)
 	n, nodes, clients := *podsFlag, *nodesFlag, *clientsFlag
 	var last podsRun
-	if *kubeconfigFlag != "" {
-		if *pidsFlag == "" {
-			b.Fatal("-perf.kubeconfig needs -perf.pids")
-		}
-		// A cluster started outside serves one run: its pods stay.
-		srv := runningServer(b, *kubeconfigFlag, *pidsFlag)
-		for b.Loop() {
-			last = runPods(b, srv, n, nodes, clients)
-		}
-	} else {
-		bin := buildSetpoint(b)
-		for b.Loop() {
-			b.StopTimer()
-			srv := startServerProcess(b, bin, "--nodes", strconv.Itoa(nodes))
-			b.StartTimer()
-			last = runPods(b, srv, n, nodes, clients)
-		}
-	}
+	eachServer(b, nodes, func(srv *serverProcess) { last = runPods(b, srv, n, nodes, clients) })
 	b.ReportMetric(last.create.Seconds(), "create-s")
 	b.ReportMetric(last.ready.Seconds(), "ready-s")
 	ratio := last.ready.Seconds() / last.create.Seconds()
@@ -365,4 +348,29 @@ func (m *milestones) summary(start time.Time) string {
 		out += fmt.Sprintf("%s at %v", label, d)
 	}
 	return out
+}
+
+// eachServer calls run once per benchmark iteration with a server: a
+// fresh `setpoint server --nodes nodes` each time, or the cluster
+// -perf.kubeconfig and -perf.pids name, which serves one run (what it
+// made stays).
+func eachServer(b *testing.B, nodes int, run func(*serverProcess)) {
+	b.Helper()
+	if *kubeconfigFlag != "" {
+		if *pidsFlag == "" {
+			b.Fatal("-perf.kubeconfig needs -perf.pids")
+		}
+		srv := runningServer(b, *kubeconfigFlag, *pidsFlag)
+		for b.Loop() {
+			run(srv)
+		}
+		return
+	}
+	bin := buildSetpoint(b)
+	for b.Loop() {
+		b.StopTimer()
+		srv := startServerProcess(b, bin, "--nodes", strconv.Itoa(nodes))
+		b.StartTimer()
+		run(srv)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -17,6 +16,8 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -46,7 +47,7 @@ func Setup(m *manager.Manager, opts Options) error {
 		controller.For[*appsv1.DaemonSet](),
 		controller.Owns[*appsv1.ControllerRevision](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
-			return daemonSetsOf(ctx, m.Client(), pod)
+			return daemonSetsOf(ctx, m, pod)
 		}),
 		controller.Watches[*corev1.Node](func(ctx context.Context, _ *corev1.Node) []reconcile.Request {
 			return allDaemonSets(ctx, m.Client())
@@ -64,26 +65,11 @@ func placementChanged(old, cur *corev1.Node) bool {
 // daemonSetsOf are the DaemonSets a change to pod concerns: its
 // controller if that is a DaemonSet, or, for an orphan, every DaemonSet
 // of its namespace that selects it.
-func daemonSetsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		if ref.Kind != "DaemonSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
-	}
-	list := &appsv1.DaemonSetList{}
-	if err := c.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: list.Items[i].Name}})
-	}
-	return out
+func daemonSetsOf(ctx context.Context, m *manager.Manager, pod *corev1.Pod) []reconcile.Request {
+	return ownership.OwnersOf(ctx, pod, appsv1.SchemeGroupVersion.String(), "DaemonSet", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
+		sets, err := listers.List[*appsv1.DaemonSet](ctx, m, ns, nil)
+		return ownership.CandidatesOf(sets, func(d *appsv1.DaemonSet) *metav1.LabelSelector { return d.Spec.Selector }), err
+	})
 }
 
 // allDaemonSets: a node joining, leaving or changing may concern any.

@@ -15,6 +15,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -46,7 +47,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	_, err := m.NewController(r, controller.Options{Name: "deployment", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.Deployment](),
 		controller.Watches[*appsv1.ReplicaSet](func(ctx context.Context, rs *appsv1.ReplicaSet) []reconcile.Request {
-			return deploymentsOf(ctx, c, rs)
+			return deploymentsOf(ctx, m, rs)
 		}),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
 			return recreateOf(ctx, c, pod)
@@ -58,29 +59,15 @@ func Setup(m *manager.Manager, opts Options) error {
 // deploymentsOf are the Deployments a change to rs concerns: its
 // controller if that is a Deployment, or, for an orphan, every
 // Deployment of its namespace that selects it.
-func deploymentsOf(ctx context.Context, c client.Reader, rs *appsv1.ReplicaSet) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(rs); ref != nil {
-		if ref.Kind != "Deployment" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: rs.Namespace, Name: ref.Name}}}
-	}
-	if len(rs.Labels) == 0 {
+func deploymentsOf(ctx context.Context, m *manager.Manager, rs *appsv1.ReplicaSet) []reconcile.Request {
+	if metav1.GetControllerOfNoCopy(rs) == nil && len(rs.Labels) == 0 {
+		// An orphan without labels: kube asks no Deployment about it.
 		return nil
 	}
-	list := &appsv1.DeploymentList{}
-	if err := c.List(ctx, list, client.InNamespace(rs.Namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(rs.Labels)) {
-			continue
-		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: rs.Namespace, Name: list.Items[i].Name}})
-	}
-	return out
+	return ownership.OwnersOf(ctx, rs, appsv1.SchemeGroupVersion.String(), "Deployment", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
+		ds, err := listers.List[*appsv1.Deployment](ctx, m, ns, nil)
+		return ownership.CandidatesOf(ds, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }), err
+	})
 }
 
 // recreateOf is the Deployment a pod change concerns: only a Recreate

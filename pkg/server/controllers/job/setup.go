@@ -6,15 +6,14 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -48,7 +47,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	if _, err := m.NewController(r, controller.Options{Name: "job", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*batchv1.Job](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
-			return jobsOf(ctx, m.Client(), pod)
+			return jobsOf(ctx, m, pod)
 		}),
 	); err != nil {
 		return err
@@ -69,24 +68,9 @@ func Setup(m *manager.Manager, opts Options) error {
 
 // jobsOf are the Jobs a change to pod concerns: its controller if that
 // is a Job, or, for an orphan, every Job of its namespace selecting it.
-func jobsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		if ref.Kind != "Job" || ref.APIVersion != batchv1.SchemeGroupVersion.String() {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
-	}
-	list := &batchv1.JobList{}
-	if err := c.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: list.Items[i].Name}})
-	}
-	return out
+func jobsOf(ctx context.Context, m *manager.Manager, pod *corev1.Pod) []reconcile.Request {
+	return ownership.OwnersOf(ctx, pod, batchv1.SchemeGroupVersion.String(), "Job", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
+		jobs, err := listers.List[*batchv1.Job](ctx, m, ns, nil)
+		return ownership.CandidatesOf(jobs, func(j *batchv1.Job) *metav1.LabelSelector { return j.Spec.Selector }), err
+	})
 }

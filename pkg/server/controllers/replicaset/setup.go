@@ -3,10 +3,11 @@ package replicaset
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
@@ -49,7 +50,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	_, err := m.NewController(r, controller.Options{Name: "replicaset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.ReplicaSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
-			return replicaSetsOf(ctx, m.Client(), pod)
+			return replicaSetsOf(ctx, m, pod)
 		}),
 	)
 	return err
@@ -58,16 +59,9 @@ func Setup(m *manager.Manager, opts Options) error {
 // replicaSetsOf are the ReplicaSets a change to pod concerns: its
 // controller if that is a ReplicaSet, or, for an orphan, every
 // ReplicaSet of its namespace that selects it.
-func replicaSetsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
+func replicaSetsOf(ctx context.Context, m *manager.Manager, pod *corev1.Pod) []reconcile.Request {
 	return ownership.OwnersOf(ctx, pod, appsv1.SchemeGroupVersion.String(), "ReplicaSet", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
-		list := &appsv1.ReplicaSetList{}
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, err
-		}
-		out := make([]ownership.Candidate, len(list.Items))
-		for i := range list.Items {
-			out[i] = ownership.Candidate{Name: list.Items[i].Name, Selector: list.Items[i].Spec.Selector}
-		}
-		return out, nil
+		sets, err := listers.List[*appsv1.ReplicaSet](ctx, m, ns, nil)
+		return ownership.CandidatesOf(sets, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }), err
 	})
 }

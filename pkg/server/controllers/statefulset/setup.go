@@ -6,14 +6,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -41,7 +40,7 @@ func Setup(m *manager.Manager, opts Options) error {
 	_, err := m.NewController(r, controller.Options{Name: "statefulset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.StatefulSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
-			return setsOf(ctx, m.Client(), pod)
+			return setsOf(ctx, m, pod)
 		}),
 		controller.Owns[*appsv1.ControllerRevision](),
 	)
@@ -51,24 +50,9 @@ func Setup(m *manager.Manager, opts Options) error {
 // setsOf are the StatefulSets a change to pod concerns: its controller
 // if that is a StatefulSet, or, for an orphan, every StatefulSet of its
 // namespace that selects it.
-func setsOf(ctx context.Context, c client.Reader, pod *corev1.Pod) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		if ref.Kind != "StatefulSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
-	}
-	list := &appsv1.StatefulSetList{}
-	if err := c.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: list.Items[i].Name}})
-	}
-	return out
+func setsOf(ctx context.Context, m *manager.Manager, pod *corev1.Pod) []reconcile.Request {
+	return ownership.OwnersOf(ctx, pod, appsv1.SchemeGroupVersion.String(), "StatefulSet", func(ctx context.Context, ns string) ([]ownership.Candidate, error) {
+		sets, err := listers.List[*appsv1.StatefulSet](ctx, m, ns, nil)
+		return ownership.CandidatesOf(sets, func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector }), err
+	})
 }

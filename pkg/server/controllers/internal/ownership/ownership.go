@@ -7,7 +7,6 @@ package ownership
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -63,28 +62,39 @@ type Candidate struct {
 	Selector *metav1.LabelSelector
 }
 
-// OwnersOf are the controllers of kind (apiVersion, kind) a change to pod
-// concerns: its controller if it is one of them, or, for an orphan, each
-// candidate (the kind's objects in the pod's namespace, which list
-// returns) whose non-empty selector matches it.
-func OwnersOf(ctx context.Context, pod *corev1.Pod, apiVersion, kind string, list func(ctx context.Context, namespace string) ([]Candidate, error)) []reconcile.Request {
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+// CandidatesOf are items as candidates, each with its selector.
+func CandidatesOf[T metav1.Object](items []T, selector func(T) *metav1.LabelSelector) []Candidate {
+	out := make([]Candidate, len(items))
+	for i, it := range items {
+		out[i] = Candidate{Name: it.GetName(), Selector: selector(it)}
+	}
+	return out
+}
+
+// OwnersOf are the controllers of kind (apiVersion, kind) a change to
+// child (a pod, a ReplicaSet) concerns: its controller if it is one of
+// them, or, for an orphan, each candidate (the kind's objects in the
+// child's namespace, which list returns) whose non-empty selector
+// matches it.
+func OwnersOf(ctx context.Context, child metav1.Object, apiVersion, kind string, list func(ctx context.Context, namespace string) ([]Candidate, error)) []reconcile.Request {
+	ns := child.GetNamespace()
+	if ref := metav1.GetControllerOfNoCopy(child); ref != nil {
 		if ref.Kind != kind || ref.APIVersion != apiVersion {
 			return nil
 		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}}}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}}}
 	}
-	cands, err := list(ctx, pod.Namespace)
+	cands, err := list(ctx, ns)
 	if err != nil {
 		return nil
 	}
 	var out []reconcile.Request
 	for _, c := range cands {
 		sel, err := metav1.LabelSelectorAsSelector(c.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(child.GetLabels())) {
 			continue
 		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: c.Name}})
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: c.Name}})
 	}
 	return out
 }
