@@ -62,6 +62,12 @@ type FactoryOptions struct {
 	Registerer        prometheus.Registerer
 	Clock             Clock
 	Logger            *slog.Logger
+	// Transforms rewrite the objects of a kind before they are cached,
+	// as ReflectorOptions.Transform does, for every informer of that
+	// kind but the metadata-only ones: a program that reads a few fields
+	// of a numerous kind caches only those. Every reader of the kind
+	// through the factory sees the rewritten objects.
+	Transforms map[schema.GroupVersionKind]func(Object) (Object, error)
 }
 
 // Factory shares informers: every consumer that asks for the same Source
@@ -122,6 +128,7 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 			KeepManagedFields: f.opts.KeepManagedFields,
 			Clock:             f.opts.Clock,
 			Logger:            f.opts.Logger,
+			Transform:         transformFor[T](f.opts.Transforms, src),
 		},
 		ResyncPeriod:   f.opts.ResyncPeriod,
 		CheckMutations: f.opts.CheckMutations,
@@ -133,6 +140,27 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 		f.start(src, inf)
 	}
 	return inf, nil
+}
+
+// transformFor returns the transform of src's kind in ts as one of T,
+// or nil when it has none.
+func transformFor[T Object](ts map[schema.GroupVersionKind]func(Object) (Object, error), src Source) func(T) (T, error) {
+	tf := ts[src.GVK]
+	if tf == nil || src.MetadataOnly {
+		return nil
+	}
+	return func(obj T) (T, error) {
+		var zero T
+		out, err := tf(obj)
+		if err != nil {
+			return zero, err
+		}
+		t, ok := out.(T)
+		if !ok {
+			return zero, fmt.Errorf("cache: the transform of %s returned %T, not %T", src.GVK, out, zero)
+		}
+		return t, nil
+	}
 }
 
 // ExistingInformer returns the factory's informer for src if one was

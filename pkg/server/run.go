@@ -25,9 +25,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// when the API stops on an error.
 	defer wg.Wait()
 	defer cancel()
-	// History may take an eighth of the quota at most, so it never
-	// crowds out the objects themselves.
-	compactor := &storage.Compactor{Store: s.store, Retention: storage.RetentionForQuota(storage.DefaultRetention, s.cfg.QuotaBytes), Logger: s.log}
+	compactor := &storage.Compactor{Store: s.store, Retention: s.retention(), Logger: s.log}
 	wg.Go(func() {
 		if err := compactor.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			s.log.Warn("compactor stopped", "err", err)

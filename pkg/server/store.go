@@ -5,12 +5,30 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
 // DBFile is the bolt database's file inside the data directory.
 const DBFile = "setpoint.db"
+
+// memoryRetention is the history the memory backend keeps. Its history
+// is heap, beside the watch cache that already serves every recent
+// watch, so it keeps less than a database's: past 32 MiB only the
+// newest changes stay, for consistent reads and continued lists.
+var memoryRetention = storage.Retention{MinAge: storage.DefaultRetention.MinAge, MinBytes: 8 << 20, MaxBytes: 32 << 20}
+
+// retention is the history the compactor keeps: the backend's default,
+// within an eighth of the quota so that history never crowds out the
+// objects themselves.
+func (s *Server) retention() storage.Retention {
+	r := storage.DefaultRetention
+	if s.backend == StorageMemory {
+		r = memoryRetention
+	}
+	return storage.RetentionForQuota(r, s.cfg.QuotaBytes)
+}
 
 // openStore sets s.store from the configuration and returns the database
 // size function for metrics (nil when the store has no file).

@@ -65,7 +65,7 @@ func TestServedViews(t *testing.T) {
 				t.Errorf("view apiVersion %q revision %d key %q, want %q 7 %q", v.APIVersion, v.Revision, v.Key, tt.apiVersion, o.Key)
 			}
 			for f, want := range tt.fields {
-				if got := v.Fields[f]; got != want {
+				if got := v.Fields.Get(f); got != want {
 					t.Errorf("field %s = %q, want %q", f, got, want)
 				}
 			}

@@ -17,8 +17,11 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/cronjob"
@@ -168,6 +171,10 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		LeaderElectionID:        opts.LeaderElectionID,
 		Identity:                opts.Identity,
 		Logger:                  opts.Logger,
+		// No built-in controller reads an Event but to expire it.
+		Cache: cache.FactoryOptions{Transforms: map[schema.GroupVersionKind]func(cache.Object) (cache.Object, error){
+			corev1.SchemeGroupVersion.WithKind("Event"): eventttl.Trim,
+		}},
 	})
 	if err != nil {
 		return err

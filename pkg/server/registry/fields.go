@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,10 +13,21 @@ import (
 // metadata.namespace for namespaced kinds, and the SelectableFields. An
 // entry "name=path" selects under name the value found at path.
 func (r *Resource) FieldSet(obj map[string]any) fields.Set {
+	p := r.Fields(obj)
+	set := make(fields.Set, len(p)/2)
+	for i := 0; i < len(p); i += 2 {
+		set[p[i]] = p[i+1]
+	}
+	return set
+}
+
+// Fields is FieldSet as the watch cache keeps it with each object.
+func (r *Resource) Fields(obj map[string]any) FieldPairs {
 	meta, _ := obj["metadata"].(map[string]any)
-	set := fields.Set{"metadata.name": str(meta["name"])}
+	p := make(FieldPairs, 0, 2*(2+len(r.SelectableFields)))
+	p = p.set("metadata.name", str(meta["name"]))
 	if r.Namespaced {
-		set["metadata.namespace"] = str(meta["namespace"])
+		p = p.set("metadata.namespace", str(meta["namespace"]))
 	}
 	for _, f := range r.SelectableFields {
 		name, path, ok := strings.Cut(f, "=")
@@ -23,14 +35,52 @@ func (r *Resource) FieldSet(obj map[string]any) fields.Set {
 			path = name
 		}
 		v, _ := Lookup(obj, path)
-		set[name] = str(v)
+		p = p.set(name, str(v))
 	}
 	if fv, ok := r.Strategy.(FieldValuer); ok {
 		for k, v := range fv.FieldValues(obj) {
-			set[k] = v
+			p = p.set(k, v)
 		}
 	}
-	return set
+	return slices.Clip(p)
+}
+
+// FieldPairs is a set of fields as name, value, name, value...: a
+// fields.Fields that costs a tenth of a fields.Set's map, which matters
+// with one per cached object. It holds a dozen fields at most, so
+// lookups scan.
+type FieldPairs []string
+
+// Has implements fields.Fields.
+func (p FieldPairs) Has(name string) bool {
+	_, ok := p.lookup(name)
+	return ok
+}
+
+// Get implements fields.Fields.
+func (p FieldPairs) Get(name string) string {
+	v, _ := p.lookup(name)
+	return v
+}
+
+func (p FieldPairs) lookup(name string) (string, bool) {
+	for i := 0; i+1 < len(p); i += 2 {
+		if p[i] == name {
+			return p[i+1], true
+		}
+	}
+	return "", false
+}
+
+// set sets name to v, replacing an earlier value as a map would.
+func (p FieldPairs) set(name, v string) FieldPairs {
+	for i := 0; i+1 < len(p); i += 2 {
+		if p[i] == name {
+			p[i+1] = v
+			return p
+		}
+	}
+	return append(p, name, v)
 }
 
 // FieldSelectorRefusal is why a field selector on label is refused, in

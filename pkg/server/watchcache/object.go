@@ -3,6 +3,7 @@ package watchcache
 import (
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -21,28 +22,39 @@ type Object struct {
 	// version of the resource is served the object's View.
 	APIVersion string
 	Labels     labels.Set
-	Fields     fields.Set
+	Fields     fields.Fields
 	// JSON is the whole object with metadata.resourceVersion set.
 	JSON []byte
 
-	proto atomic.Pointer[[]byte]
+	// proto holds the protobuf message weakly: it serves the fan-out of
+	// one event to every protobuf watcher, then the garbage collector
+	// may take it, so the cache does not keep a second copy of every
+	// object beside its JSON. A later reader builds it again.
+	proto atomic.Pointer[weak.Pointer[encoded]]
 	views views[*Object]
 }
 
+// encoded is a built protobuf message, the target of Object.proto.
+type encoded struct{ b []byte }
+
 // Protobuf returns the object's protobuf message, built from JSON by
-// build the first time it is asked for and kept with the object, so
-// protobuf LISTs and watches copy bytes instead of encoding again.
-// Concurrent first calls may both build; either result is kept.
+// build when no recent call's result is still alive, so the watchers of
+// one event copy bytes instead of each encoding again. Concurrent first
+// calls may both build; either result is kept.
 func (o *Object) Protobuf(build func(json []byte) ([]byte, error)) ([]byte, error) {
-	if p := o.proto.Load(); p != nil {
-		return *p, nil
+	if w := o.proto.Load(); w != nil {
+		if e := w.Value(); e != nil {
+			return e.b, nil
+		}
 	}
 	b, err := build(o.JSON)
 	if err != nil {
 		return nil, err
 	}
-	o.proto.Store(&b)
-	return b, nil
+	e := &encoded{b: b}
+	w := weak.Make(e)
+	o.proto.Store(&w)
+	return e.b, nil
 }
 
 // DecodeFunc builds the served Object for a stored value whose

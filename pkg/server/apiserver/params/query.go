@@ -22,7 +22,11 @@ type Selection struct {
 func (sel Selection) Empty() bool { return sel.label.Empty() && sel.field.Empty() }
 
 func (sel Selection) Matches(o *watchcache.Object) bool {
-	return sel.label.Matches(o.Labels) && sel.field.Matches(o.Fields)
+	var f fields.Fields = fields.Set(nil)
+	if o.Fields != nil {
+		f = o.Fields
+	}
+	return sel.label.Matches(o.Labels) && sel.field.Matches(f)
 }
 
 // match is the Selection as the store takes it: nil selects everything.

@@ -30,10 +30,12 @@ type reconciler struct {
 	cache client.Reader // Deployments and ReplicaSets, from informers
 	// pods lists the pods of a namespace a selector matches, from the
 	// informers without copying them: read only.
-	pods   func(ctx context.Context, ns string, sel labels.Selector) ([]*corev1.Pod, error)
-	api    *client.Client
-	events eventRecorder
-	clock  clock.Clock
+	pods func(ctx context.Context, ns string, sel labels.Selector) ([]*corev1.Pod, error)
+	// replicaSets lists the ReplicaSets of a namespace the same way.
+	replicaSets func(ctx context.Context, ns string) ([]*appsv1.ReplicaSet, error)
+	api         *client.Client
+	events      eventRecorder
+	clock       clock.Clock
 }
 
 // pass is one reconcile of one Deployment; d is the working copy,
@@ -115,13 +117,9 @@ func (p *pass) sync() error {
 // claim lists the namespace's ReplicaSets, adopts and releases as Claim
 // decides and returns those the Deployment owns.
 func (p *pass) claim(sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
-	list := &appsv1.ReplicaSetList{}
-	if err := p.cache.List(p.ctx, list, client.InNamespace(p.d.Namespace)); err != nil {
+	all, err := p.replicaSets(p.ctx, p.d.Namespace)
+	if err != nil {
 		return nil, err
-	}
-	all := make([]*appsv1.ReplicaSet, len(list.Items))
-	for i := range list.Items {
-		all[i] = &list.Items[i]
 	}
 	c := ownership.Claim(p.d, sel, all)
 	if len(c.Adopt) > 0 {
@@ -157,7 +155,7 @@ func (p *pass) claim(sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
 	owned := make([]*appsv1.ReplicaSet, 0, len(c.Owned))
 	for _, rs := range c.Owned {
 		if !dropped[rs.UID] {
-			owned = append(owned, rs)
+			owned = append(owned, rs.DeepCopy()) // the pass may change it
 		}
 	}
 	return owned, nil

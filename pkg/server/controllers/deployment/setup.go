@@ -42,6 +42,9 @@ func Setup(m *manager.Manager, opts Options) error {
 	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
 		pods: func(ctx context.Context, ns string, sel labels.Selector) ([]*corev1.Pod, error) {
 			return listers.List[*corev1.Pod](ctx, m, ns, sel)
+		},
+		replicaSets: func(ctx context.Context, ns string) ([]*appsv1.ReplicaSet, error) {
+			return listers.List[*appsv1.ReplicaSet](ctx, m, ns, nil)
 		}}
 	c := m.Client()
 	_, err := m.NewController(r, controller.Options{Name: "deployment", Workers: opts.Workers, Clock: opts.Clock},

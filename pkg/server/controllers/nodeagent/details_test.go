@@ -129,3 +129,42 @@ func TestParseBehaviour(t *testing.T) {
 		})
 	}
 }
+
+func TestAdvancePullsOncePerNode(t *testing.T) {
+	held := map[string]bool{"docker.io/library/nginx:latest": true}
+	present := func(image string) bool { return held[normalizeImage(image)] }
+	reasons := func(s Step) string {
+		var out []string
+		for _, e := range s.Events {
+			out = append(out, e.Reason)
+		}
+		return strings.Join(out, ",")
+	}
+	tests := []struct {
+		name    string
+		policy  corev1.PullPolicy
+		present func(string) bool
+		want    string
+	}{
+		{"IfNotPresent, not held", corev1.PullIfNotPresent, nil, "Pulling,Pulled,Created,Started"},
+		{"IfNotPresent, held", corev1.PullIfNotPresent, present, "Pulled,Created,Started"},
+		{"Always, held", corev1.PullAlways, present, "Pulling,Pulled,Created,Started"},
+		{"Never", corev1.PullNever, nil, "Pulled,Created,Started"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := testPod()
+			pod.Spec.Containers[0].ImagePullPolicy = tt.policy
+			step := Advance(pod, Env{Now: t0, HostIP: "10.0.0.2", PodIP: "10.244.0.7", Present: tt.present}, Behaviour{})
+			if got := reasons(step); got != tt.want {
+				t.Errorf("events: got %s, want %s", got, tt.want)
+			}
+		})
+	}
+	var n nodeImages
+	step := Advance(testPod(), Env{Now: t0, HostIP: "10.0.0.2", PodIP: "10.244.0.7"}, Behaviour{})
+	n.keep("node-1", step.Status)
+	if got := []bool{n.has("node-1", "nginx"), n.has("node-1", "docker.io/library/nginx:latest"), n.has("node-2", "nginx")}; !reflect.DeepEqual(got, []bool{true, true, false}) {
+		t.Errorf("held after a start on node-1 (nginx, its full name, on node-2): got %v", got)
+	}
+}

@@ -62,6 +62,12 @@ func (k *kubeletEvents) run(b *events.Broadcaster) {
 	}()
 }
 
+// nodeEventCache is each simulated kubelet's events.Options.CacheSize.
+// A kubelet's 4096 entries are one process's; here a hundred nodes share
+// one, and a node's pods (110 at most) and their recent Events fit in
+// an eighth of that.
+const nodeEventCache = 512
+
 // recorder is node's kubelet's recorder; nil (which records nothing) if
 // one cannot be made.
 func (k *kubeletEvents) recorder(node string) *events.Recorder {
@@ -73,7 +79,7 @@ func (k *kubeletEvents) recorder(node string) *events.Recorder {
 	if k.stopped {
 		return nil
 	}
-	b, err := events.NewBroadcaster(events.Options{Client: k.client, Host: node, Clock: k.clock, Logger: k.log})
+	b, err := events.NewBroadcaster(events.Options{Client: k.client, Host: node, CacheSize: nodeEventCache, Clock: k.clock, Logger: k.log})
 	if err != nil {
 		k.log.Error("kubelet event recorder unavailable", "node", node, "err", err)
 		return nil

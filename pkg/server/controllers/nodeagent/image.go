@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The simulated runtime has no images and no containers, so the names
@@ -71,4 +74,40 @@ func containerID(podUID, container string, restartCount int32) string {
 func digestOf(parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])
+}
+
+// nodeImages are the images each simulated node holds: those its
+// containers have started from. A kubelet pulls an IfNotPresent image
+// once per node, and every later pod of it starts from the node's copy.
+type nodeImages struct {
+	mu     sync.Mutex
+	byNode map[string]map[string]bool // by normalized reference
+}
+
+func (n *nodeImages) has(node, image string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.byNode[node][normalizeImage(image)]
+}
+
+// keep records the images of the containers st shows started.
+func (n *nodeImages) keep(node string, st corev1.PodStatus) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses} {
+		for _, cs := range list {
+			if cs.ContainerID == "" || cs.Image == "" {
+				continue
+			}
+			if n.byNode == nil {
+				n.byNode = map[string]map[string]bool{}
+			}
+			imgs := n.byNode[node]
+			if imgs == nil {
+				imgs = map[string]bool{}
+				n.byNode[node] = imgs
+			}
+			imgs[cs.Image] = true
+		}
+	}
 }

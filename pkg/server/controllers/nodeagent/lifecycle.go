@@ -19,6 +19,10 @@ type Env struct {
 	// PodIP is the address the caller reserved for a pod that has none
 	// yet; a pod on the host network takes HostIP instead.
 	PodIP string
+	// Present reports whether the node holds an image already, so that
+	// a container's first start with pull policy IfNotPresent records
+	// "already present on machine" instead of a pull; nil holds none.
+	Present func(image string) bool
 }
 
 // Event is an Event the kubelet would record about the pod.
@@ -45,7 +49,7 @@ type Step struct {
 // to what the kubelet would report at env.Now. It is pure: the pod is
 // not modified, and the same inputs give the same step.
 func Advance(pod *corev1.Pod, env Env, b Behaviour) Step {
-	s := &stepper{pod: pod, now: env.Now, b: b, st: *pod.Status.DeepCopy()}
+	s := &stepper{pod: pod, now: env.Now, b: b, st: *pod.Status.DeepCopy(), present: env.Present}
 	if pod.DeletionTimestamp != nil {
 		s.kill()
 		return s.result(true)
@@ -71,6 +75,8 @@ type stepper struct {
 	st     corev1.PodStatus
 	wake   time.Time
 	events []Event
+	// present is Env.Present.
+	present func(image string) bool
 }
 
 func (s *stepper) result(del bool) Step {
@@ -328,7 +334,11 @@ func (s *stepper) start(cs *corev1.ContainerStatus, c *corev1.Container, r rules
 	if ranBefore {
 		cs.RestartCount++
 	}
-	if !ranBefore || c.ImagePullPolicy == corev1.PullAlways {
+	// As the kubelet's image manager: Always pulls every start; Never
+	// and IfNotPresent use the node's copy, which a restart always has.
+	pull := c.ImagePullPolicy == corev1.PullAlways ||
+		c.ImagePullPolicy != corev1.PullNever && !ranBefore && (s.present == nil || !s.present(c.Image))
+	if pull {
 		s.event(corev1.EventTypeNormal, "Pulling", "Pulling image %q", c.Image)
 		s.event(corev1.EventTypeNormal, "Pulled", "Successfully pulled image %q in %s (%s including waiting). Image size: %d bytes.",
 			c.Image, time.Duration(0), time.Duration(0), imageSize(c.Image))

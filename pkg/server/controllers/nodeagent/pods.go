@@ -27,6 +27,7 @@ type podReconciler struct {
 	clock  clock.Clock
 	ips    *podIPs
 	events *kubeletEvents
+	images nodeImages
 
 	mu   sync.Mutex
 	uids map[types.NamespacedName]types.UID // pods holding an address
@@ -68,7 +69,7 @@ func (r *podReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 		// the pod.
 		log.WarnContext(ctx, "pod behaviour annotation ignored", "err", err)
 	}
-	env := Env{Now: r.clock.Now(), HostIP: internalIP(node)}
+	env := Env{Now: r.clock.Now(), HostIP: internalIP(node), Present: func(image string) bool { return r.images.has(node.Name, image) }}
 	if env.HostIP == "" {
 		// An adopted node whose first status is not posted yet: its
 		// address change brings the pod back; this is the fallback.
@@ -96,6 +97,7 @@ func (r *podReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 			return reconcile.Result{}, fmt.Errorf("writing the pod's status: %w", err)
 		}
 		pod = updated
+		r.images.keep(node.Name, step.Status)
 	}
 	rec := r.events.recorder(node.Name)
 	for _, e := range step.Events {

@@ -85,7 +85,7 @@ func decoder(res *registry.Resource) watchcache.DecodeFunc {
 		}
 		return &watchcache.Object{
 			Key: key, Namespace: u.GetNamespace(), Name: u.GetName(), Revision: rev, APIVersion: u.GetAPIVersion(),
-			Labels: u.GetLabels(), Fields: res.FieldSet(obj), JSON: b,
+			Labels: u.GetLabels(), Fields: res.Fields(obj), JSON: b,
 		}, nil
 	}
 }

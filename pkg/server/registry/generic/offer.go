@@ -19,6 +19,6 @@ func (s *Store) offer(res *registry.Resource, u *unstructured.Unstructured, rev 
 	ns, name := u.GetNamespace(), u.GetName()
 	s.cache.Offer(&watchcache.Object{
 		Key: res.Key(ns, name), Namespace: ns, Name: name, Revision: rev, APIVersion: u.GetAPIVersion(),
-		Labels: u.GetLabels(), Fields: res.FieldSet(u.Object), JSON: b[:len(b):len(b)],
+		Labels: u.GetLabels(), Fields: res.Fields(u.Object), JSON: b[:len(b):len(b)],
 	})
 }

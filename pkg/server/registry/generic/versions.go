@@ -40,7 +40,7 @@ func Served(res *registry.Resource, o *watchcache.Object) (*watchcache.Object, e
 		u := &unstructured.Unstructured{Object: obj}
 		return &watchcache.Object{
 			Key: o.Key, Namespace: o.Namespace, Name: o.Name, Revision: o.Revision, APIVersion: res.APIVersion(),
-			Labels: u.GetLabels(), Fields: res.FieldSet(obj), JSON: b,
+			Labels: u.GetLabels(), Fields: res.Fields(obj), JSON: b,
 		}, nil
 	})
 }
