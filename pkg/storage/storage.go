@@ -28,13 +28,15 @@ type Interface interface {
 	// Create stores value under key if the key does not exist and returns
 	// the new revision. An existing key is ErrAlreadyExists. When Create
 	// returns without error the write is durable (for durable backends)
-	// and visible to Get, List and Watch.
+	// and visible to Get, List and Watch. A store may keep value itself:
+	// the caller must not modify it afterwards.
 	Create(ctx context.Context, key string, value []byte) (int64, error)
 
 	// Update replaces the value of an existing key and returns the new
 	// revision. When ifRevision is not zero it must equal the key's current
 	// revision, else the write is refused with a *ConflictError
-	// (ErrConflict). A missing key is ErrNotFound.
+	// (ErrConflict). A missing key is ErrNotFound. value is kept as
+	// Create keeps it.
 	Update(ctx context.Context, key string, value []byte, ifRevision int64) (int64, error)
 
 	// Delete removes key. The same ifRevision rule as Update applies. It

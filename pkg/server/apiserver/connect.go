@@ -20,7 +20,7 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request, req *request) e
 	if err != nil {
 		return err
 	}
-	u, err := generic.ParseObject(o.JSON)
+	u, err := generic.ParseObject(o.Served())
 	if err != nil {
 		return apierror.Internal(err)
 	}

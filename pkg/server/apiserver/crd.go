@@ -33,7 +33,7 @@ func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
 		s.unserveCRD(name)
 		return
 	}
-	u, err := generic.ParseObject(ev.Object.JSON)
+	u, err := generic.ParseObject(ev.Object.Served())
 	if err != nil {
 		s.log.Error("unreadable CRD", "name", name, "err", err)
 		return

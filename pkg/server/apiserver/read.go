@@ -32,7 +32,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req *request) error
 	if err != nil {
 		return err
 	}
-	return s.writeResult(w, r, req, http.StatusOK, o.JSON)
+	return s.writeResult(w, r, req, http.StatusOK, o.Served())
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, req *request) error {

@@ -73,7 +73,7 @@ func (c *Cache) reset(items []*Object, rev int64) {
 	c.bytes = 0
 	for _, o := range items {
 		c.objects[o.Key] = o
-		c.bytes += int64(len(o.JSON))
+		c.bytes += int64(o.size())
 	}
 	c.keys = nil
 	c.log, c.head, c.logBytes, c.logStart, c.lastRev = nil, 0, 0, rev, rev
@@ -96,13 +96,13 @@ func (c *Cache) Redecode(decode DecodeFunc) {
 	for key, o := range c.objects {
 		// Served JSON decodes like the stored value: the decoder sets
 		// resourceVersion from the revision either way.
-		n, err := decode(key, o.JSON, o.Revision)
+		n, err := decode(key, o.Served(), o.Revision)
 		if err != nil {
 			c.store.logger.Error("undecodable cached object", "key", key, "revision", o.Revision, "err", err)
 			n = o
 		}
 		c.objects[key] = n
-		c.bytes += int64(len(n.JSON))
+		c.bytes += int64(n.size())
 	}
 }
 
@@ -133,7 +133,7 @@ func (c *Cache) apply(se storage.Event) *Event {
 	prev, had := c.objects[se.Key]
 	if had {
 		ev.Prev = prev
-		c.bytes -= int64(len(prev.JSON))
+		c.bytes -= int64(prev.size())
 	}
 	if se.Type == storage.Deleted {
 		delete(c.objects, se.Key)
@@ -142,7 +142,7 @@ func (c *Cache) apply(se storage.Event) *Event {
 		}
 	} else {
 		c.objects[se.Key] = ev.Object
-		c.bytes += int64(len(ev.Object.JSON))
+		c.bytes += int64(ev.Object.size())
 		if !had {
 			c.keys = nil
 		}

@@ -198,7 +198,7 @@ func (s *Store) Create(ctx context.Context, key string, value []byte) (int64, er
 		s.keys[key] = vs
 		s.order.add(key)
 	}
-	value = clone(value)
+	value = own(value)
 	s.commit(vs, version{value: value}, storage.Event{Type: storage.Added, Key: key, Value: value})
 	return s.rev, nil
 }
@@ -219,7 +219,7 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, ifRevision
 	if err != nil {
 		return 0, err
 	}
-	value = clone(value)
+	value = own(value)
 	s.commit(vs, version{value: value}, storage.Event{Type: storage.Modified, Key: key, Value: value, PrevValue: cur.value})
 	return s.rev, nil
 }
@@ -379,11 +379,15 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func clone(b []byte) []byte {
+// own is the value a write keeps: the caller's bytes themselves, which
+// storage.Interface lets a store keep, so that a cache of the same bytes
+// (the API server's watch cache) shares them instead of holding a copy.
+// A nil value is stored as empty, as the bolt backend reads it back.
+func own(b []byte) []byte {
 	if b == nil {
 		return []byte{}
 	}
-	return append([]byte(nil), b...)
+	return b[:len(b):len(b)]
 }
 
 func hasPrefix(s, prefix string) bool {

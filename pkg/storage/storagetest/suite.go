@@ -30,7 +30,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"Delete", testDelete},
 		{"FailedWritesKeepRevision", testFailedWritesKeepRevision},
 		{"InvalidKeys", testInvalidKeys},
-		{"ValuesAreCopied", testValuesAreCopied},
+		{"ValuesAreStable", testValuesAreStable},
 		{"ListPrefix", testListPrefix},
 		{"ListPages", testListPages},
 		{"ListAtRevision", testListAtRevision},

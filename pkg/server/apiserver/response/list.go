@@ -44,10 +44,10 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 			if i > 0 {
 				bw.WriteString(",")
 			}
-			b := o.JSON
+			b := o.Served()
 			if o.APIVersion != res.APIVersion() {
-				if b, err = generic.ServedVersion(res, o.JSON); err != nil {
-					b = o.JSON
+				if v, err := generic.ServedVersion(res, b); err == nil {
+					b = v
 				}
 			}
 			if res.Typed {
@@ -78,7 +78,7 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 	case FormatPartialProto:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
-			raw[i] = o.JSON
+			raw[i] = o.Served()
 		}
 		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
 		body, err := protobuf.Default().EncodeList(partialListGVK, lm, raw)
@@ -91,7 +91,7 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 	case FormatTable:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
-			raw[i] = o.JSON
+			raw[i] = o.Served()
 		}
 		t, err := Table(res, raw, r.URL.Query().Get("includeObject"), true, enc.Now())
 		if err != nil {
@@ -113,7 +113,7 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			p, err := PartialObject(o.JSON)
+			p, err := PartialObject(o.Served())
 			if err != nil {
 				return apierror.Internal(err)
 			}

@@ -38,7 +38,7 @@ func (ws *WatchStream) sendEvent(ev *watchcache.Event) {
 			ws.send("ADDED", ev.Object, ev, memoSlot(watchcache.Added, false))
 		case old:
 			left, err := ev.Memo(memoLeft, func() ([]byte, error) {
-				return generic.AtRevision(ev.Prev.JSON, ev.Revision)
+				return generic.AtRevision(ev.Prev.Served(), ev.Revision)
 			})
 			if err != nil {
 				ws.err = err

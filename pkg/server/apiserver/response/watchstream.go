@@ -76,7 +76,7 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		return
 	}
 	res := ws.cfg.Resource
-	obj := o.JSON
+	obj := o.Served()
 	// served: the cached object is already in the version served, so its
 	// kept protobuf message fits; shared: the event's frames are too.
 	served := o.APIVersion == res.APIVersion()

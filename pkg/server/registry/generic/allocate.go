@@ -39,7 +39,7 @@ func (s *Store) allocate(ctx context.Context, res *registry.Resource, u, old *un
 		if o.Key == self {
 			continue
 		}
-		obj, err := ParseObject(o.JSON)
+		obj, err := ParseObject(o.Served())
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}

@@ -119,7 +119,7 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
-		s.offer(res, u, rev, b)
+		s.offer(res, u, rev, val, b)
 		if err := s.afterWrite(ctx, res, u.GetName(), rev); err != nil {
 			return nil, err
 		}

@@ -159,7 +159,7 @@ func (s *Store) DeleteCollection(ctx context.Context, res *registry.Resource, ns
 	page := c.List(watchcache.ListOptions{Namespace: namespaceOf(res, ns), Match: servedMatch(res, match)})
 	items := make([]*watchcache.Object, 0, len(page.Items))
 	for _, o := range page.Items {
-		out, err := s.deleteStored(ctx, res, storage.KeyValue{Key: o.Key, Value: o.JSON, Revision: o.Revision}, opts)
+		out, err := s.deleteStored(ctx, res, storage.KeyValue{Key: o.Key, Value: o.Served(), Revision: o.Revision}, opts)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}

@@ -41,7 +41,7 @@ func (s *Store) Evict(ctx context.Context, res *registry.Resource, ns, name, evi
 		if err != nil {
 			return err
 		}
-		if cur, err = ParseObject(o.JSON); err != nil {
+		if cur, err = ParseObject(o.Served()); err != nil {
 			return apierror.Internal(err)
 		}
 		free, pin := es.EvictsFreely(cur.Object)
@@ -133,7 +133,7 @@ func (b *budgetStore) List(ctx context.Context, ns string) ([]map[string]any, er
 	}
 	out := make([]map[string]any, 0, len(objs))
 	for _, o := range objs {
-		u, err := ParseObject(o.JSON)
+		u, err := ParseObject(o.Served())
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (b *budgetStore) Get(ctx context.Context, ns, name string) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	u, err := ParseObject(o.JSON)
+	u, err := ParseObject(o.Served())
 	if err != nil {
 		return nil, err
 	}

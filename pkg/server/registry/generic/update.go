@@ -134,7 +134,7 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 		return nil, false, apierror.Internal(err)
 	}
 	if val != nil {
-		s.offer(res, next, rev, b)
+		s.offer(res, next, rev, val, b)
 	}
 	if err := s.afterWrite(ctx, res, name, rev); err != nil {
 		return nil, false, err

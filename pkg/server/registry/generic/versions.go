@@ -26,7 +26,7 @@ func Served(res *registry.Resource, o *watchcache.Object) (*watchcache.Object, e
 	}
 	return o.View(res.APIVersion(), res, func(o *watchcache.Object) (*watchcache.Object, error) {
 		var obj map[string]any
-		if err := unmarshalJSON(o.JSON, &obj); err != nil {
+		if err := unmarshalJSON(o.Served(), &obj); err != nil {
 			return nil, err
 		}
 		obj, err := res.FromStorage(obj)
