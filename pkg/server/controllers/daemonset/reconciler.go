@@ -79,15 +79,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.cache.List(ctx, podList, client.InNamespace(ds.Namespace)); err != nil {
 		return reconcile.Result{}, err
 	}
-	byName := make(map[string]*corev1.Pod, len(podList.Items))
 	all := make([]*corev1.Pod, len(podList.Items))
 	for i := range podList.Items {
-		p := &podList.Items[i]
-		byName[p.Name] = p
-		all[i] = p
+		all[i] = &podList.Items[i]
 	}
 	now := r.clock.Now()
-	satisfied := r.exp.Satisfied(req.NamespacedName, byName, now)
+	satisfied := r.exp.Satisfied(req.NamespacedName, all, now)
 	owned, err := r.claimPods(ctx, ds, ownership.Claim(ds, sel, all))
 	if err != nil {
 		return reconcile.Result{}, err

@@ -13,6 +13,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
+	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
@@ -54,7 +55,7 @@ func Setup(m *manager.Manager, opts Options) error {
 		}),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
 			return recreateOf(ctx, c, pod)
-		}),
+		}, controller.WithPredicates(podGone)),
 	)
 	return err
 }
@@ -71,6 +72,18 @@ func deploymentsOf(ctx context.Context, m *manager.Manager, rs *appsv1.ReplicaSe
 		ds, err := listers.List[*appsv1.Deployment](ctx, m, ns, nil)
 		return ownership.CandidatesOf(ds, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }), err
 	})
+}
+
+// podGone passes the pod changes a Recreate waits for: a pod deleted, or
+// finished. kube-controller-manager hears only deletes; a pod that
+// finishes shows in its ReplicaSet's status too, but later.
+var podGone = predicate.Funcs[*corev1.Pod]{
+	CreateFunc: func(*corev1.Pod) bool { return false },
+	UpdateFunc: func(old, new *corev1.Pod) bool { return !finished(old) && finished(new) },
+}
+
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
 // recreateOf is the Deployment a pod change concerns: only a Recreate

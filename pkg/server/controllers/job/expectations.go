@@ -65,25 +65,30 @@ func (e *expectations) forget(job types.NamespacedName) {
 	delete(e.finalizers, job)
 }
 
-// observe drops what the cache, whose pods of the Job's namespace
-// byName holds, shows done. It reports whether every create and delete
+// observe drops what the cache, whose pods of the Job's namespace are
+// pods, shows done. It reports whether every create and delete
 // is seen (or older than expectationsTimeout), and returns the pods
 // whose finalizer removal is not seen yet.
-func (e *expectations) observe(job types.NamespacedName, byName map[string]*corev1.Pod, now time.Time) (satisfied bool, removing map[types.UID]bool) {
-	satisfied = e.pods.Satisfied(job, byName, now)
+func (e *expectations) observe(job types.NamespacedName, pods []*corev1.Pod, now time.Time) (satisfied bool, removing map[types.UID]bool) {
+	satisfied = e.pods.Satisfied(job, pods, now)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	pending := e.finalizers[job]
 	if pending == nil {
 		return satisfied, nil
 	}
+	// A removal is seen once its pod is gone, replaced by a namesake,
+	// or without the finalizer.
 	removing = map[types.UID]bool{}
-	for uid, name := range pending {
-		if p, ok := byName[name]; !ok || p.UID != uid || !hasTrackingFinalizer(p) {
-			delete(pending, uid)
-			continue
+	for _, p := range pods {
+		if name, ok := pending[p.UID]; ok && name == p.Name && hasTrackingFinalizer(p) {
+			removing[p.UID] = true
 		}
-		removing[uid] = true
+	}
+	for uid := range pending {
+		if !removing[uid] {
+			delete(pending, uid)
+		}
 	}
 	if len(pending) == 0 {
 		delete(e.finalizers, job)

@@ -80,15 +80,13 @@ func (r *reconciler) sync(ctx context.Context, key types.NamespacedName, job *ba
 	if err := r.cache.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
 		return reconcile.Result{}, actionReconciling, err
 	}
-	byName := make(map[string]*corev1.Pod, len(list.Items))
 	pods := make([]*corev1.Pod, len(list.Items))
 	for i := range list.Items {
 		pods[i] = &list.Items[i]
-		byName[pods[i].Name] = pods[i]
 	}
 	// Expectations first: a pod that enters the cache after this reads
 	// them is only seen by the next pass.
-	satisfied, removing := r.exp.observe(key, byName, now)
+	satisfied, removing := r.exp.observe(key, pods, now)
 	owned, err := r.settleClaims(ctx, job, ownership.Claim(job, sel, pods))
 	if err != nil {
 		return reconcile.Result{}, actionReconciling, err

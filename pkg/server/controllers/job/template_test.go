@@ -158,11 +158,7 @@ func TestExpectations(t *testing.T) {
 			e.created(key, "new", t0)
 			e.deleting(key, doomed, t0)
 			e.removingFinalizer(key, released)
-			byName := map[string]*corev1.Pod{}
-			for _, p := range tt.cache {
-				byName[p.Name] = p
-			}
-			satisfied, removing := e.observe(key, byName, tt.now)
+			satisfied, removing := e.observe(key, tt.cache, tt.now)
 			var got []string
 			for uid := range removing {
 				got = append(got, string(uid))
@@ -175,7 +171,7 @@ func TestExpectations(t *testing.T) {
 	e := &expectations{}
 	e.deleting(key, doomed, t0)
 	e.undoDelete(key, doomed.UID)
-	if ok, _ := e.observe(key, map[string]*corev1.Pod{"doomed": doomed}, t0); !ok {
+	if ok, _ := e.observe(key, []*corev1.Pod{doomed}, t0); !ok {
 		t.Error("a failed delete still expected")
 	}
 }

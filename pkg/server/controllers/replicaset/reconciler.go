@@ -65,15 +65,13 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	byName := make(map[string]*corev1.Pod, len(pods))
 	var active []*corev1.Pod
 	for _, p := range pods {
-		byName[p.Name] = p
 		if Active(p) {
 			active = append(active, p)
 		}
 	}
-	satisfied := r.exp.Satisfied(req.NamespacedName, byName, now)
+	satisfied := r.exp.Satisfied(req.NamespacedName, pods, now)
 	claims := ownership.Claim(rs, sel, active)
 	owned, err := r.settleClaims(ctx, rs, claims)
 	if err != nil {

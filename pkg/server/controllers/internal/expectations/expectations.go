@@ -75,23 +75,32 @@ func (e *Expectations) Forget(owner types.NamespacedName) {
 }
 
 // Satisfied reports whether the cache, whose pods of the owner's
-// namespace byName holds, shows everything expected of owner, dropping
+// namespace pods are, shows everything expected of owner, dropping
 // what it shows; expectations older than Timeout are dropped too.
-func (e *Expectations) Satisfied(owner types.NamespacedName, byName map[string]*corev1.Pod, now time.Time) bool {
+func (e *Expectations) Satisfied(owner types.NamespacedName, pods []*corev1.Pod, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	x := e.owner[owner]
 	if x == nil {
 		return true
 	}
-	for name := range x.created {
-		if _, ok := byName[name]; ok {
-			delete(x.created, name)
+	if len(x.created) > 0 || len(x.deleted) > 0 {
+		// A delete is seen once its pod is gone, going, or replaced
+		// by a namesake: only a pod still there as it was keeps it.
+		var there map[types.UID]bool
+		for _, p := range pods {
+			delete(x.created, p.Name)
+			if name, ok := x.deleted[p.UID]; ok && name == p.Name && p.DeletionTimestamp == nil {
+				if there == nil {
+					there = map[types.UID]bool{}
+				}
+				there[p.UID] = true
+			}
 		}
-	}
-	for uid, name := range x.deleted {
-		if p, ok := byName[name]; !ok || p.UID != uid || p.DeletionTimestamp != nil {
-			delete(x.deleted, uid)
+		for uid := range x.deleted {
+			if !there[uid] {
+				delete(x.deleted, uid)
+			}
 		}
 	}
 	if len(x.created) == 0 && len(x.deleted) == 0 || now.Sub(x.since) >= Timeout {

@@ -13,23 +13,24 @@ func TestSatisfied(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	owner := types.NamespacedName{Namespace: "ns", Name: "ds"}
 	gone := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "old", UID: "old-uid"}}
+	created := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new", UID: "new-uid"}}
 	deleting := metav1.NewTime(t0)
 	tests := []struct {
 		name   string
-		cache  map[string]*corev1.Pod
+		cache  []*corev1.Pod
 		at     time.Time
 		undo   bool
 		forget bool
 		want   bool
 	}{
-		{"nothing seen", map[string]*corev1.Pod{"old": gone}, t0, false, false, false},
-		{"created seen, deleted still there", map[string]*corev1.Pod{"new": {}, "old": gone}, t0, false, false, false},
-		{"both seen", map[string]*corev1.Pod{"new": {}}, t0, false, false, true},
-		{"deleted going", map[string]*corev1.Pod{"new": {}, "old": {ObjectMeta: metav1.ObjectMeta{UID: "old-uid", DeletionTimestamp: &deleting}}}, t0, false, false, true},
-		{"deleted replaced by a namesake", map[string]*corev1.Pod{"new": {}, "old": {ObjectMeta: metav1.ObjectMeta{UID: "other"}}}, t0, false, false, true},
-		{"failed delete undone", map[string]*corev1.Pod{"new": {}, "old": gone}, t0, true, false, true},
-		{"timed out", map[string]*corev1.Pod{}, t0.Add(Timeout), false, false, true},
-		{"forgotten", map[string]*corev1.Pod{}, t0, false, true, true},
+		{"nothing seen", []*corev1.Pod{gone}, t0, false, false, false},
+		{"created seen, deleted still there", []*corev1.Pod{created, gone}, t0, false, false, false},
+		{"both seen", []*corev1.Pod{created}, t0, false, false, true},
+		{"deleted going", []*corev1.Pod{created, {ObjectMeta: metav1.ObjectMeta{Name: "old", UID: "old-uid", DeletionTimestamp: &deleting}}}, t0, false, false, true},
+		{"deleted replaced by a namesake", []*corev1.Pod{created, {ObjectMeta: metav1.ObjectMeta{Name: "old", UID: "other"}}}, t0, false, false, true},
+		{"failed delete undone", []*corev1.Pod{created, gone}, t0, true, false, true},
+		{"timed out", nil, t0.Add(Timeout), false, false, true},
+		{"forgotten", nil, t0, false, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,69 @@
+package gcpacer
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+const mib = 1 << 20
+
+func TestFor(t *testing.T) {
+	p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib}
+	tests := []struct {
+		name string
+		live uint64
+		want int
+	}{
+		{"nothing marked yet", 0, 100},
+		{"small heap: capped", 100 * mib, 100},
+		{"headroom floor", 320 * mib, 80},
+		{"at the crossover", 512 * mib, 50},
+		{"large heap", 2048 * mib, 50},
+	}
+	for _, tt := range tests {
+		if got := p.For(tt.live); got != tt.want {
+			t.Errorf("%s: For(%d MiB) = %d, want %d", tt.name, tt.live/mib, got, tt.want)
+		}
+	}
+}
+
+func TestStartFollowsTheLiveHeap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		heap := []uint64{100 * mib, 100 * mib, 1024 * mib, 320 * mib}
+		var got []int
+		p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib, Interval: time.Second,
+			live: func() uint64 {
+				mu.Lock()
+				defer mu.Unlock()
+				h := heap[0]
+				if len(heap) > 1 {
+					heap = heap[1:]
+				}
+				return h
+			},
+			set: func(pct int) int {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, pct)
+				return 0
+			},
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- p.Start(ctx) }()
+		time.Sleep(3500 * time.Millisecond)
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Start = %v, want nil on cancel", err)
+		}
+		// An unchanged heap sets nothing.
+		if want := []int{100, 50, 80}; !slices.Equal(got, want) {
+			t.Errorf("set %v, want %v", got, want)
+		}
+	})
+}
