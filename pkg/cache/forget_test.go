@@ -1,7 +1,6 @@
 package cache_test
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,13 +19,7 @@ func TestFactoryForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := cache.NewFactory(func(src cache.Source) (cache.ListerWatcher, error) { return c.ListerWatcher(src.GVK, src.Namespace) }, cache.FactoryOptions{})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ctx := runFactory(t, f)
 	src := cache.Source{GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespace: "default"}
 	old, err := cache.InformerFor[*corev1.ConfigMap](f, src)
 	if err != nil {

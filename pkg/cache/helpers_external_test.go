@@ -94,6 +94,20 @@ func runInformer[T cache.Object](t *testing.T, inf *cache.Informer[T]) {
 	})
 }
 
+// runFactory runs f until the test ends and returns a context that ends
+// then too.
+func runFactory(t *testing.T, f *cache.Factory) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ctx
+}
+
 func eq[E comparable](t *testing.T, what string, got, want []E) {
 	t.Helper()
 	if !slices.Equal(got, want) {

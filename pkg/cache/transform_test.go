@@ -1,7 +1,6 @@
 package cache_test
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,13 +31,7 @@ func TestFactoryTransforms(t *testing.T) {
 		}
 		return c.ListerWatcher(src.GVK, src.Namespace)
 	}, cache.FactoryOptions{Transforms: map[schema.GroupVersionKind]func(cache.Object) (cache.Object, error){cmKind: dropData}})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ctx := runFactory(t, f)
 	data := map[string]string{"k": "v"}
 	if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}, Data: data}); err != nil {
 		t.Fatal(err)
