@@ -1,7 +1,6 @@
 package cronjob
 
 import (
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +11,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/collectors"
 )
 
 // ControllerName is the source of the controller's Events, as in kube.
@@ -62,19 +62,10 @@ func scheduleChanged(old, new *batchv1.CronJob) bool {
 // skewMetric is kube's cronjob_controller_job_creation_skew_duration_seconds:
 // how late after its scheduled time each Job was created.
 func skewMetric(reg prometheus.Registerer) (prometheus.Histogram, error) {
-	h := prometheus.NewHistogram(prometheus.HistogramOpts{
+	return collectors.Histogram(reg, prometheus.HistogramOpts{
 		Subsystem: "cronjob_controller",
 		Name:      "job_creation_skew_duration_seconds",
 		Help:      "Time between when a cronjob is scheduled to be run, and when the corresponding job is created",
 		Buckets:   prometheus.ExponentialBuckets(1, 2, 10),
 	})
-	if err := reg.Register(h); err != nil {
-		if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
-			if h, ok := are.ExistingCollector.(prometheus.Histogram); ok {
-				return h, nil
-			}
-		}
-		return nil, err
-	}
-	return h, nil
 }

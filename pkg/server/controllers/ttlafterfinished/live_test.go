@@ -57,7 +57,11 @@ func TestLive(t *testing.T) {
 	done, finishedAt := mk("done", &ttl, true)
 	kept, _ := mk("kept", nil, true)
 	running, _ := mk("running", &ttl, false)
-	env.StartManager(t, func(m *manager.Manager) error { return ttlafterfinished.Setup(m, ttlafterfinished.Options{}) })
+	var mgr *manager.Manager
+	env.StartManager(t, func(m *manager.Manager) error {
+		mgr = m
+		return ttlafterfinished.Setup(m, ttlafterfinished.Options{})
+	})
 
 	get := func(j *batchv1.Job) (*batchv1.Job, error) {
 		got := &batchv1.Job{}
@@ -81,4 +85,23 @@ func TestLive(t *testing.T) {
 			t.Errorf("%s: deletionTimestamp %v, err %v", j.Name, got.DeletionTimestamp, err)
 		}
 	}
+	// kube's metric of the time from expiry to the delete: one Job.
+	const metric = "ttl_after_finished_controller_job_deletion_duration_seconds"
+	// The reconciler observes it once the delete has returned.
+	envtest.Eventually(t, metric, func() error {
+		families, err := mgr.Registry().Gather()
+		if err != nil {
+			return err
+		}
+		for _, f := range families {
+			if f.GetName() != metric {
+				continue
+			}
+			if n := f.GetMetric()[0].GetHistogram().GetSampleCount(); n != 1 {
+				return fmt.Errorf("observed %d deletions, want 1", n)
+			}
+			return nil
+		}
+		return fmt.Errorf("not registered")
+	}, envtest.Within(10*time.Second))
 }

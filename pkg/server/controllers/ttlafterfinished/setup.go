@@ -6,11 +6,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/collectors"
 )
 
 // Options configure the controller. The zero value is ready to use.
@@ -30,8 +32,18 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	r := &reconciler{cache: m.Client(), api: m.API(), clock: opts.Clock}
-	_, err := m.NewController(r, controller.Options{Name: "ttl_jobs_to_delete", Workers: opts.Workers, Clock: opts.Clock},
+	deletion, err := collectors.Histogram(m.Registry(), prometheus.HistogramOpts{
+		Subsystem: "ttl_after_finished_controller",
+		Name:      "job_deletion_duration_seconds",
+		Help:      "The time it took to delete the job since it became eligible for deletion",
+		// From 100 ms to the last bucket, [~27m, Inf).
+		Buckets: prometheus.ExponentialBuckets(0.1, 2, 14),
+	})
+	if err != nil {
+		return err
+	}
+	r := &reconciler{cache: m.Client(), api: m.API(), clock: opts.Clock, deletion: deletion}
+	_, err = m.NewController(r, controller.Options{Name: "ttl_jobs_to_delete", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*batchv1.Job]())
 	return err
 }
@@ -40,6 +52,8 @@ type reconciler struct {
 	cache client.Reader
 	api   *client.Client
 	clock clock.Clock
+	// deletion observes how long after its expiry each Job went.
+	deletion prometheus.Observer
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -68,7 +82,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	reconcile.Logger(ctx).InfoContext(ctx, "deleting finished job past its ttl", "job", req.NamespacedName)
 	err = r.api.Delete(ctx, fresh, client.PropagationPolicy(metav1.DeletePropagationForeground), client.Preconditions{UID: &fresh.UID})
-	if err != nil && !client.IsNotFound(err) {
+	switch {
+	case err == nil:
+		if at, ok, _ := expiresAt(fresh); ok {
+			r.deletion.Observe(r.clock.Now().Sub(at).Seconds())
+		}
+	case !client.IsNotFound(err):
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{}, nil
