@@ -49,6 +49,28 @@ func TestServerSetMetadata(t *testing.T) {
 	}
 }
 
+// TestGeneratedNameBeforeStrategy: the name is generated before the
+// kind's strategy runs, as in kube-apiserver, so a Job created with
+// generateName carries its generated name in its job-name labels.
+func TestGeneratedNameBeforeStrategy(t *testing.T) {
+	c := newClient(t)
+	c.createNamespace("demo")
+	obj := c.must(201, "POST", "/apis/batch/v1/namespaces/demo/jobs", map[string]any{
+		"apiVersion": "batch/v1", "kind": "Job",
+		"metadata": map[string]any{"generateName": "pi-"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"restartPolicy": "Never", "containers": []any{map[string]any{"name": "pi", "image": "perl"}},
+		}}},
+	})
+	name := str(meta(obj)["name"])
+	labels, _ := obj["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["labels"].(map[string]any)
+	for _, key := range []string{"batch.kubernetes.io/job-name", "job-name"} {
+		if got := str(labels[key]); got != name || !strings.HasPrefix(name, "pi-") {
+			t.Errorf("template label %s = %q, want the generated name %q", key, got, name)
+		}
+	}
+}
+
 func TestGenerationAndStatus(t *testing.T) {
 	c := newClient(t)
 	c.createNamespace("demo")

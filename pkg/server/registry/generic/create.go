@@ -69,6 +69,12 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		u.SetNamespace("")
 	}
 	now := s.now()
+	// The name is generated first, as kube-apiserver does, so the
+	// strategy sees it: a Job's job-name label is its generated name.
+	generate := u.GetName() == "" && u.GetGenerateName() != ""
+	if generate {
+		u.SetName(u.GetGenerateName() + rand.String(5))
+	}
 	prepareCreateMeta(u, now, res.TracksGeneration)
 	if res.StatusSubresource && !res.KeepsStatusOnCreate() {
 		delete(u.Object, "status")
@@ -77,10 +83,6 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
 			return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
 		}
-	}
-	generate := u.GetName() == "" && u.GetGenerateName() != ""
-	if generate {
-		u.SetName(u.GetGenerateName() + rand.String(5))
 	}
 	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
 		return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
