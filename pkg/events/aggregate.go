@@ -54,7 +54,7 @@ func (b *Broadcaster) write(ctx context.Context, p *pending) error {
 	// it, so a steady repeat keeps one Event alive.
 	if seen && p.at.Sub(agg.last) < b.opts.AggregationWindow {
 		count, last := agg.count+1, later(agg.last, p.at)
-		err := b.patch(ctx, agg, count, last)
+		err := b.patch(ctx, agg, count, last, p.event.Message)
 		if client.IsNotFound(err) {
 			// The Event expired (the server's TTL) or was deleted. It
 			// comes back under its name with its history, as one object.
@@ -95,12 +95,15 @@ func (b *Broadcaster) create(ctx context.Context, ev *corev1.Event, retry bool) 
 type countPatch struct {
 	Count         int32       `json:"count"`
 	LastTimestamp metav1.Time `json:"lastTimestamp"`
+	// Message is the latest one's, as client-go patches it: a combined
+	// Event shows the newest of the Events it stands for.
+	Message string `json:"message"`
 }
 
-func (b *Broadcaster) patch(ctx context.Context, agg *aggregate, count int32, last time.Time) error {
+func (b *Broadcaster) patch(ctx context.Context, agg *aggregate, count int32, last time.Time, message string) error {
 	// A count, not an increment: a patch retried after a lost answer
 	// sets the same value again.
-	data, err := json.Marshal(countPatch{Count: count, LastTimestamp: metav1.NewTime(last)})
+	data, err := json.Marshal(countPatch{Count: count, LastTimestamp: metav1.NewTime(last), Message: message})
 	if err != nil {
 		return fmt.Errorf("events: encoding the count patch: %w", err)
 	}

@@ -15,8 +15,9 @@ type Broadcaster struct {
 	opts  Options
 	log   *slog.Logger
 	queue chan *pending
-	spam  *spamFilter
-	drops *drops
+	spam    *spamFilter
+	similar *similarEvents
+	drops   *drops
 
 	started atomic.Bool
 	// stopped is set when Start's context ends: later Events could only
@@ -60,7 +61,8 @@ func NewBroadcaster(opts Options) (*Broadcaster, error) {
 		opts:   opts,
 		log:    opts.Logger,
 		queue:  make(chan *pending, opts.BufferSize),
-		spam:   newSpamFilter(opts.CacheSize, opts.SpamBurst, opts.SpamRefill),
+		spam:    newSpamFilter(opts.CacheSize, opts.SpamBurst, opts.SpamRefill),
+		similar: newSimilarEvents(opts.CacheSize, opts.SimilarEvents, opts.AggregationWindow),
 		drops:  d,
 		recent: newLRU[aggKey, *aggregate](opts.CacheSize),
 	}, nil

@@ -28,6 +28,7 @@ const (
 	DefaultBufferSize        = 1000
 	DefaultCacheSize         = 4096
 	DefaultAggregationWindow = 10 * time.Minute
+	DefaultSimilarEvents     = 10
 	DefaultSpamBurst         = 25
 	DefaultSpamRefill        = 5 * time.Minute
 	// DefaultMaxAttempts and DefaultRetryBackoff ride out about half a
@@ -68,6 +69,11 @@ type Options struct {
 	// AggregationWindow: a repeat of an Event within this time of its
 	// last occurrence bumps that Event's count instead of creating one.
 	AggregationWindow time.Duration
+	// SimilarEvents is how many Events alike but for their message (the
+	// same object, type and reason) are written one by one within the
+	// AggregationWindow; from then on one Event whose message begins
+	// "(combined from similar events): " stands for them.
+	SimilarEvents int
 	// SpamBurst is how many Events one source may record about one
 	// object (and type) at once; SpamRefill is how long it takes to earn
 	// one more.
@@ -95,6 +101,7 @@ func (o Options) withDefaults() Options {
 	setDefault(&o.BufferSize, DefaultBufferSize)
 	setDefault(&o.CacheSize, DefaultCacheSize)
 	setDefault(&o.AggregationWindow, DefaultAggregationWindow)
+	setDefault(&o.SimilarEvents, DefaultSimilarEvents)
 	setDefault(&o.SpamBurst, DefaultSpamBurst)
 	setDefault(&o.SpamRefill, DefaultSpamRefill)
 	setDefault(&o.MaxAttempts, DefaultMaxAttempts)
@@ -126,6 +133,7 @@ func (o Options) validate() error {
 		{"BufferSize", int64(o.BufferSize)},
 		{"CacheSize", int64(o.CacheSize)},
 		{"AggregationWindow", int64(o.AggregationWindow)},
+		{"SimilarEvents", int64(o.SimilarEvents)},
 		{"SpamBurst", int64(o.SpamBurst)},
 		{"SpamRefill", int64(o.SpamRefill)},
 		{"MaxAttempts", int64(o.MaxAttempts)},

@@ -80,11 +80,15 @@ func (r *Recorder) record(obj client.Object, annotations map[string]string, even
 	ev.FirstTimestamp = metav1.NewTime(now)
 	ev.LastTimestamp = ev.FirstTimestamp
 
+	// As client-go's correlator: similar Events combine first, then the
+	// spam filter counts what is left.
+	key, msg := b.similar.observe(aggKeyOf(ev), now)
+	ev.Message = msg
 	if !b.spam.allow(spamKeyOf(ev), now) {
 		b.drop(ctx, DropSpam, ev, slog.LevelDebug, "event dropped: too many for this object")
 		return
 	}
-	b.enqueue(&pending{event: ev, key: aggKeyOf(ev), at: now})
+	b.enqueue(&pending{event: ev, key: key, at: now})
 }
 
 // reference builds the involvedObject for obj. The kind comes from the

@@ -3,7 +3,9 @@ package events_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -238,8 +240,9 @@ func TestSpamFilterDropsBeyondBurst(t *testing.T) {
 	web, db := e.configMap("web"), e.configMap("db")
 	stop := e.start()
 
+	// A reason each, so that none combine: the bucket is per object.
 	for i := range events.DefaultSpamBurst + 5 {
-		e.rec.Eventf(web, corev1.EventTypeNormal, "Tick", "tick %d", i)
+		e.rec.Eventf(web, corev1.EventTypeNormal, fmt.Sprintf("Tick%d", i), "tick %d", i)
 	}
 	if got := e.b.Dropped(events.DropSpam); got != 5 {
 		t.Errorf("Dropped(spam) after a burst = %d, want 5", got)
@@ -249,8 +252,8 @@ func TestSpamFilterDropsBeyondBurst(t *testing.T) {
 	e.rec.Event(web, corev1.EventTypeWarning, "Tock", "warning")
 	// One refill period earns one Event.
 	e.clock.Advance(events.DefaultSpamRefill)
-	e.rec.Event(web, corev1.EventTypeNormal, "Tick", "refilled")
-	e.rec.Event(web, corev1.EventTypeNormal, "Tick", "over again")
+	e.rec.Event(web, corev1.EventTypeNormal, "Refilled", "refilled")
+	e.rec.Event(web, corev1.EventTypeNormal, "Again", "over again")
 	if got := e.b.Dropped(events.DropSpam); got != 6 {
 		t.Errorf("Dropped(spam) after a refill = %d, want 6", got)
 	}
@@ -262,6 +265,33 @@ func TestSpamFilterDropsBeyondBurst(t *testing.T) {
 	}
 	if len(msgs) != events.DefaultSpamBurst+3 || !msgs["tick 24"] || msgs["tick 25"] || !msgs["refilled"] || msgs["over again"] || !msgs["db"] || !msgs["warning"] {
 		t.Errorf("%d Events written: %v", len(msgs), msgs)
+	}
+}
+
+// TestSimilarEventsCombine: Events alike but for their message are
+// written one by one until the tenth, which with every later one is
+// counted by one Event "(combined from similar events): <latest>", as
+// client-go's EventAggregator does; another reason is another group.
+func TestSimilarEventsCombine(t *testing.T) {
+	e := newEnv(t, nil)
+	rs := e.configMap("rs")
+	stop := e.start()
+	for i := range 15 {
+		e.rec.Eventf(rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: web-%d", i)
+	}
+	e.rec.Event(rs, corev1.EventTypeNormal, "ScalingReplicaSet", "Scaled up")
+	stop()
+
+	got := map[string]int32{}
+	for _, ev := range e.events("default") {
+		got[ev.Message] = ev.Count
+	}
+	want := map[string]int32{"Scaled up": 1, "(combined from similar events): Created pod: web-14": 6}
+	for i := range 9 {
+		want[fmt.Sprintf("Created pod: web-%d", i)] = 1
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("Events (message: count):\n got %v\nwant %v", got, want)
 	}
 }
 
