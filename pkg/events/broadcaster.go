@@ -12,9 +12,9 @@ import (
 // Broadcaster queues the Events its Recorders make and, while Start runs,
 // writes them to the API server. It is safe for concurrent use.
 type Broadcaster struct {
-	opts  Options
-	log   *slog.Logger
-	queue chan *pending
+	opts    Options
+	log     *slog.Logger
+	queue   chan *pending
 	spam    *spamFilter
 	similar *similarEvents
 	drops   *drops
@@ -58,13 +58,13 @@ func NewBroadcaster(opts Options) (*Broadcaster, error) {
 		return nil, err
 	}
 	return &Broadcaster{
-		opts:   opts,
-		log:    opts.Logger,
-		queue:  make(chan *pending, opts.BufferSize),
+		opts:    opts,
+		log:     opts.Logger,
+		queue:   make(chan *pending, opts.BufferSize),
 		spam:    newSpamFilter(opts.CacheSize, opts.SpamBurst, opts.SpamRefill),
 		similar: newSimilarEvents(opts.CacheSize, opts.SimilarEvents, opts.AggregationWindow),
-		drops:  d,
-		recent: newLRU[aggKey, *aggregate](opts.CacheSize),
+		drops:   d,
+		recent:  newLRU[aggKey, *aggregate](opts.CacheSize),
 	}, nil
 }
 
