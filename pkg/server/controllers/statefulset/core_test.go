@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -468,7 +469,7 @@ func TestClaim(t *testing.T) {
 		mk("web-0"), mk("web-1", relabel), mk("web-2", other), mk("web-3", orphan), mk("webby-4", orphan), mk("web-5", orphan, deleting),
 		mk("db-0"),
 	}
-	c := Claim(set, sel, pods)
+	c := ownership.ClaimMatching(set, selects(set, sel), pods)
 	names := func(ps []*corev1.Pod) []string {
 		var out []string
 		for _, p := range ps {
@@ -476,7 +477,7 @@ func TestClaim(t *testing.T) {
 		}
 		return out
 	}
-	if got := names(c.Owned); !slices.Equal(got, []string{"web-0"}) {
+	if got := names(c.Owned); !slices.Equal(got, []string{"web-0", "web-3"}) {
 		t.Errorf("owned %v", got)
 	}
 	if got := names(c.Adopt); !slices.Equal(got, []string{"web-3"}) {

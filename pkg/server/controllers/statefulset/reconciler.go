@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,6 +17,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
 )
 
 // eventRecorder records events on a StatefulSet.
@@ -133,22 +135,23 @@ func (r *reconciler) pods(ctx context.Context, set *appsv1.StatefulSet, sel labe
 	for i := range list.Items {
 		all[i] = &list.Items[i]
 	}
-	c := Claim(set, sel, all)
+	c := ownership.ClaimMatching(set, selects(set, sel), all)
 	if len(c.Adopt) > 0 {
 		if err := r.canAdopt(ctx, set); err != nil {
 			return nil, err
 		}
 	}
-	owned := c.Owned
+	gone := map[types.UID]bool{}
 	for _, p := range c.Adopt {
 		err := r.patchOwner(ctx, p.DeepCopy(), p.UID, controllerRef(set))
 		switch {
-		case err == nil:
-			owned = append(owned, p)
-		case !client.IsNotFound(err):
+		case client.IsNotFound(err):
+			gone[p.UID] = true
+		case err != nil:
 			return nil, err
 		}
 	}
+	owned := slices.DeleteFunc(c.Owned, func(p *corev1.Pod) bool { return gone[p.UID] })
 	for _, p := range c.Release {
 		if err := r.patchOwner(ctx, p.DeepCopy(), p.UID, map[string]any{"$patch": "delete", "uid": set.UID}); err != nil && !client.IsNotFound(err) {
 			return nil, err

@@ -33,10 +33,17 @@ type Claims[T metav1.Object] struct {
 // deleted adopts and releases nothing, and an object being deleted is
 // never adopted.
 func Claim[T metav1.Object](owner metav1.Object, sel labels.Selector, objs []T) Claims[T] {
+	return ClaimMatching(owner, func(o T) bool { return sel.Matches(labels.Set(o.GetLabels())) }, objs)
+}
+
+// ClaimMatching is Claim with what the owner selects given as match: a
+// StatefulSet selects the pods its selector matches that are named as
+// its members.
+func ClaimMatching[T metav1.Object](owner metav1.Object, match func(T) bool, objs []T) Claims[T] {
 	var c Claims[T]
 	deleting := owner.GetDeletionTimestamp() != nil
 	for _, o := range objs {
-		matches := sel.Matches(labels.Set(o.GetLabels()))
+		matches := match(o)
 		if ref := metav1.GetControllerOfNoCopy(o); ref != nil {
 			switch {
 			case ref.UID != owner.GetUID():
