@@ -30,7 +30,10 @@ type eventRecorder interface {
 // rolling update when its expectations are met, prune its history,
 // write its status.
 type reconciler struct {
-	cache   client.Reader // DaemonSets, Nodes, Pods, ControllerRevisions, from informers
+	cache client.Reader // DaemonSets, Nodes, ControllerRevisions, from informers
+	// pods lists the pods of a namespace, the informers' own (read
+	// only): a pass copies those it claims.
+	pods    func(ctx context.Context, ns string) ([]*corev1.Pod, error)
 	api     *client.Client
 	events  eventRecorder
 	clock   clock.Clock
@@ -75,13 +78,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	hash := cur.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
 
-	podList := &corev1.PodList{}
-	if err := r.cache.List(ctx, podList, client.InNamespace(ds.Namespace)); err != nil {
+	all, err := r.pods(ctx, ds.Namespace)
+	if err != nil {
 		return reconcile.Result{}, err
-	}
-	all := make([]*corev1.Pod, len(podList.Items))
-	for i := range podList.Items {
-		all[i] = &podList.Items[i]
 	}
 	now := r.clock.Now()
 	satisfied := r.exp.Satisfied(req.NamespacedName, all, now)
@@ -192,7 +191,7 @@ func (r *reconciler) claimPods(ctx context.Context, ds *appsv1.DaemonSet, c owne
 	owned := make([]*corev1.Pod, 0, len(c.Owned))
 	for _, p := range c.Owned {
 		if !dropped[p.UID] {
-			owned = append(owned, p)
+			owned = append(owned, p.DeepCopy()) // the pass may change it
 		}
 	}
 	return owned, nil

@@ -42,7 +42,10 @@ func Setup(m *manager.Manager, opts Options) error {
 		opts.Workers = 2
 	}
 	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
-		exp: &expectations.Expectations{}, backoff: &failedBackoff{}}
+		exp: &expectations.Expectations{}, backoff: &failedBackoff{},
+		pods: func(ctx context.Context, ns string) ([]*corev1.Pod, error) {
+			return listers.List[*corev1.Pod](ctx, m, ns, nil)
+		}}
 	_, err := m.NewController(r, controller.Options{Name: "daemonset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.DaemonSet](),
 		controller.Owns[*appsv1.ControllerRevision](),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,7 +28,10 @@ type eventRecorder interface {
 // revisions, claim its pods, settle its revisions, carry out what
 // Decide plans, write its status and prune its history.
 type reconciler struct {
-	cache  client.Reader // StatefulSets, Pods, ControllerRevisions, claims, from informers
+	cache client.Reader // StatefulSets, ControllerRevisions, claims, from informers
+	// podsIn lists the pods of a namespace, the informers' own (read
+	// only): a pass copies those it claims.
+	podsIn func(ctx context.Context, ns string) ([]*corev1.Pod, error)
 	api    *client.Client
 	events eventRecorder
 	clock  clock.Clock
@@ -127,13 +129,9 @@ func (r *reconciler) writeStatus(ctx context.Context, set *appsv1.StatefulSet, s
 // the members it controls that its selector still matches, releases
 // the others it controls, and adopts matching orphan members.
 func (r *reconciler) pods(ctx context.Context, set *appsv1.StatefulSet, sel labels.Selector) ([]*corev1.Pod, error) {
-	list := &corev1.PodList{}
-	if err := r.cache.List(ctx, list, client.InNamespace(set.Namespace)); err != nil {
+	all, err := r.podsIn(ctx, set.Namespace)
+	if err != nil {
 		return nil, err
-	}
-	all := make([]*corev1.Pod, len(list.Items))
-	for i := range list.Items {
-		all[i] = &list.Items[i]
 	}
 	c := ownership.ClaimMatching(set, selects(set, sel), all)
 	if len(c.Adopt) > 0 {
@@ -151,7 +149,12 @@ func (r *reconciler) pods(ctx context.Context, set *appsv1.StatefulSet, sel labe
 			return nil, err
 		}
 	}
-	owned := slices.DeleteFunc(c.Owned, func(p *corev1.Pod) bool { return gone[p.UID] })
+	owned := make([]*corev1.Pod, 0, len(c.Owned))
+	for _, p := range c.Owned {
+		if !gone[p.UID] {
+			owned = append(owned, p.DeepCopy()) // the pass may change it
+		}
+	}
 	for _, p := range c.Release {
 		if err := r.patchOwner(ctx, p.DeepCopy(), p.UID, map[string]any{"$patch": "delete", "uid": set.UID}); err != nil && !client.IsNotFound(err) {
 			return nil, err

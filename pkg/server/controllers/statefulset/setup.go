@@ -36,7 +36,10 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock}
+	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
+		podsIn: func(ctx context.Context, ns string) ([]*corev1.Pod, error) {
+			return listers.List[*corev1.Pod](ctx, m, ns, nil)
+		}}
 	_, err := m.NewController(r, controller.Options{Name: "statefulset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.StatefulSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
