@@ -231,3 +231,31 @@ func TestPodFromTemplate(t *testing.T) {
 		t.Errorf("no labels: %v, want %v", err, errNoLabels)
 	}
 }
+
+func TestDeletionAgeRatios(t *testing.T) {
+	now := t0
+	born := func(ago time.Duration) func(*corev1.Pod) {
+		return func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(now.Add(-ago)) }
+	}
+	ready := readyAt(now.Add(-time.Minute))
+	young := pod("young", born(time.Minute), ready)
+	old := pod("old", born(3*time.Minute+time.Second), ready)
+	older := pod("older", born(10*time.Minute), ready)
+	unready := pod("unready", born(time.Hour))
+	owned := []*corev1.Pod{young, old, older, unready}
+	tests := []struct {
+		name   string
+		chosen []*corev1.Pod
+		want   []float64
+	}{
+		{"whole ratios to the youngest ready pod", []*corev1.Pod{older, old}, []float64{10, 3}},
+		{"unready pods are not reported", []*corev1.Pod{unready, old}, []float64{3}},
+		{"none when every pod goes", owned, nil},
+		{"none when none goes", nil, nil},
+	}
+	for _, tt := range tests {
+		if got := DeletionAgeRatios(owned, tt.chosen, now); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

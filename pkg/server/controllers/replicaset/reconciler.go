@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
@@ -39,6 +40,8 @@ type reconciler struct {
 	events eventRecorder
 	clock  clock.Clock
 	exp    *expectations.Expectations
+	// deletionAges is kube's replicaset_controller_sorting_deletion_age_ratio.
+	deletionAges prometheus.Observer
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -83,7 +86,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err != nil {
 			return reconcile.Result{}, err
 		}
-		manageErr = r.apply(ctx, rs, Plan(rs, owned, related, now), now)
+		change := Plan(rs, owned, related, now)
+		for _, ratio := range DeletionAgeRatios(owned, change.Delete, now) {
+			r.deletionAges.Observe(ratio)
+		}
+		manageErr = r.apply(ctx, rs, change, now)
 	}
 	st, recheck := Status(rs, owned, manageErr, now)
 	if !equality.Semantic.DeepEqual(st, rs.Status) {

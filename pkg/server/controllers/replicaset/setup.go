@@ -8,10 +8,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/collectors"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/expectations"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/ownership"
@@ -38,8 +40,20 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
+	ages, err := collectors.Histogram(m.Registry(), prometheus.HistogramOpts{
+		Subsystem: "replicaset_controller",
+		Name:      "sorting_deletion_age_ratio",
+		Help: "The ratio of chosen deleted pod's ages to the current youngest pod's age (at the time). Should be <2. " +
+			"The intent of this metric is to measure the rough efficacy of the LogarithmicScaleDown feature gate's effect on " +
+			"the sorting (and deletion) of pods when a replicaset scales down. This only considers Ready pods when calculating and reporting.",
+		Buckets: prometheus.ExponentialBuckets(0.25, 2, 6),
+	})
+	if err != nil {
+		return err
+	}
 	r := &reconciler{
 		cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock, exp: &expectations.Expectations{},
+		deletionAges: ages,
 		pods: func(ctx context.Context, ns string) ([]*corev1.Pod, error) {
 			return listers.List[*corev1.Pod](ctx, m, ns, nil)
 		},
@@ -47,7 +61,7 @@ func Setup(m *manager.Manager, opts Options) error {
 			return listers.List[*appsv1.ReplicaSet](ctx, m, ns, nil)
 		},
 	}
-	_, err := m.NewController(r, controller.Options{Name: "replicaset", Workers: opts.Workers, Clock: opts.Clock},
+	_, err = m.NewController(r, controller.Options{Name: "replicaset", Workers: opts.Workers, Clock: opts.Clock},
 		controller.For[*appsv1.ReplicaSet](),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
 			return replicaSetsOf(ctx, m, pod)
