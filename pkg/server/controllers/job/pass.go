@@ -52,6 +52,9 @@ type Pass struct {
 	Recheck time.Duration
 	// Events are the Events to record, in order.
 	Events []Event
+	// PolicyActions counts the failed pods this pass counted by the
+	// action of the podFailurePolicy rule they matched.
+	PolicyActions map[batchv1.PodFailurePolicyAction]int
 
 	original                     batchv1.JobStatus
 	uncountedSucceeded           map[types.UID]bool

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -153,5 +154,36 @@ func TestFinishTime(t *testing.T) {
 		if got := FinishTime(tt.pod); !got.Equal(tt.want) {
 			t.Errorf("%s: FinishTime = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestPolicyActionsCounted: a pass counts each failed pod it moves to
+// the uncounted list under the action of the rule it matched, as kube's
+// pod_failures_handled_by_failure_policy_total does; an ignored failure
+// is counted by action too, though not as a failure.
+func TestPolicyActionsCounted(t *testing.T) {
+	disrupted := func(p *corev1.Pod) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}}
+	}
+	job := testJob(3, 3, func(j *batchv1.Job) {
+		j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+			Action:          batchv1.PodFailurePolicyActionIgnore,
+			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+		}}}
+	})
+	pods := []*corev1.Pod{
+		testPod("ignored", corev1.PodFailed, disrupted),
+		testPod("counted", corev1.PodFailed),
+		testPod("running", corev1.PodRunning),
+	}
+	p := NewPass(job, pods, t0, Backoff{}, nil, true)
+	p.Managed(Outcome{})
+	p.Track()
+	want := map[batchv1.PodFailurePolicyAction]int{batchv1.PodFailurePolicyActionIgnore: 1}
+	if !maps.Equal(p.PolicyActions, want) {
+		t.Errorf("PolicyActions = %v, want %v", p.PolicyActions, want)
+	}
+	if got := p.Job.Status.UncountedTerminatedPods.Failed; len(got) != 1 || got[0] != "counted-uid" {
+		t.Errorf("uncounted failed = %v, want [counted-uid]", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -192,7 +193,15 @@ func (r *reconciler) releaseFinalizer(ctx context.Context, pod *corev1.Pod) erro
 func (r *reconciler) carryOut(ctx context.Context, key types.NamespacedName, pass *Pass, plan Plan) (Outcome, error) {
 	job := pass.Job
 	if len(plan.Create) > 0 {
-		created, err := slowstart.Run(plan.Create, func(ix int) error { return r.create(ctx, key, pass, ix) })
+		var failed atomic.Int32
+		created, err := slowstart.Run(plan.Create, func(ix int) error {
+			err := r.create(ctx, key, pass, ix)
+			if err != nil {
+				failed.Add(1)
+			}
+			return err
+		})
+		r.metrics.created(job, created, int(failed.Load()))
 		return Outcome{Created: int32(created)}, err
 	}
 	var (
@@ -300,7 +309,7 @@ func (r *reconciler) track(ctx context.Context, key types.NamespacedName, pass *
 	if concluded {
 		end = pass.Finished
 	}
-	r.metrics.counted(pass.Job, pass.original, end)
+	r.metrics.counted(pass.Job, pass.original, pass.PolicyActions, end)
 	for _, e := range pass.Events {
 		r.events.Eventf(pass.Job, e.Type, e.Reason, "%s", e.Message)
 	}

@@ -44,11 +44,12 @@ func Setup(m *manager.Manager, opts Options) error {
 	}
 	r := &reconciler{cache: m.Client(), api: m.API(), events: m.EventRecorder(ControllerName), clock: opts.Clock,
 		exp: &expectations{}, backoffs: &backoffs{}, metrics: met}
+	jobsSeen, podsSeen := met.watched()
 	if _, err := m.NewController(r, controller.Options{Name: "job", Workers: opts.Workers, Clock: opts.Clock},
-		controller.For[*batchv1.Job](),
+		controller.For[*batchv1.Job](controller.WithPredicates(jobsSeen)),
 		controller.Watches[*corev1.Pod](func(ctx context.Context, pod *corev1.Pod) []reconcile.Request {
 			return jobsOf(ctx, m, pod)
-		}),
+		}, controller.WithPredicates(podsSeen)),
 	); err != nil {
 		return err
 	}

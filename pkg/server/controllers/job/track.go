@@ -80,7 +80,17 @@ func (p *Pass) Track() Tracking {
 			}
 		case failed || (p.Finished != nil && p.Finished.Type != batchv1.JobSuccessCriteriaMet):
 			// Once the Job has failed, every pod left counts as failed.
-			if !p.uncountedFailed[pod.UID] && (!isIndexed || validIx) && MatchFailurePolicy(job.Spec.PodFailurePolicy, pod).Counts {
+			if p.uncountedFailed[pod.UID] || isIndexed && !validIx {
+				break
+			}
+			v := MatchFailurePolicy(job.Spec.PodFailurePolicy, pod)
+			if v.Action != "" {
+				if p.PolicyActions == nil {
+					p.PolicyActions = map[batchv1.PodFailurePolicyAction]int{}
+				}
+				p.PolicyActions[v.Action]++
+			}
+			if v.Counts {
 				unc.Failed = append(unc.Failed, pod.UID)
 				flush = true
 			}
