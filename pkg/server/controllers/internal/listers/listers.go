@@ -10,9 +10,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
@@ -24,15 +26,11 @@ import (
 // informers for T, which it starts if none runs yet.
 func List[T client.Object](ctx context.Context, m *manager.Manager, ns string, sel labels.Selector) ([]T, error) {
 	var zero T
-	obj, ok := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
-	if !ok {
-		return nil, fmt.Errorf("listers: %T is not an API object", zero)
-	}
-	gvks, _, err := m.Scheme().ObjectKinds(obj)
+	gvk, err := kindOf[T](m.Scheme())
 	if err != nil {
-		return nil, fmt.Errorf("listers: %w", err)
+		return nil, err
 	}
-	infs, err := m.Informers(ctx, gvks[0], false)
+	infs, err := m.Informers(ctx, gvk, false)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +48,9 @@ func List[T client.Object](ctx context.Context, m *manager.Manager, ns string, s
 		} else {
 			objs = inf.Lister().List(sel)
 		}
+		if out == nil {
+			out = make([]T, 0, len(objs))
+		}
 		for _, o := range objs {
 			t, ok := o.(T)
 			if !ok {
@@ -59,4 +60,33 @@ func List[T client.Object](ctx context.Context, m *manager.Manager, ns string, s
 		}
 	}
 	return out, nil
+}
+
+// kinds remembers the kind of each Go type a scheme names, so a List
+// (run on every pass of a workload controller) neither allocates an
+// object to ask the scheme nor asks again.
+var kinds sync.Map // kindKey -> schema.GroupVersionKind
+
+type kindKey struct {
+	scheme *runtime.Scheme
+	typ    reflect.Type
+}
+
+// kindOf is the kind scheme names T's object type.
+func kindOf[T client.Object](scheme *runtime.Scheme) (schema.GroupVersionKind, error) {
+	typ := reflect.TypeFor[T]()
+	key := kindKey{scheme, typ}
+	if gvk, ok := kinds.Load(key); ok {
+		return gvk.(schema.GroupVersionKind), nil
+	}
+	obj, ok := reflect.New(typ.Elem()).Interface().(runtime.Object)
+	if !ok {
+		return schema.GroupVersionKind{}, fmt.Errorf("listers: %v is not an API object", typ)
+	}
+	gvks, _, err := scheme.ObjectKinds(obj)
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("listers: %w", err)
+	}
+	kinds.Store(key, gvks[0])
+	return gvks[0], nil
 }
