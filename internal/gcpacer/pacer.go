@@ -36,11 +36,8 @@ func (p Pacer) For(live uint64) int {
 	if live == 0 {
 		return p.MaxPercent
 	}
-	pct := p.Percent
-	if floor := p.Headroom * 100 / live; floor > uint64(pct) {
-		pct = int(min(floor, uint64(p.MaxPercent)))
-	}
-	return min(pct, p.MaxPercent)
+	floor := int(min(p.Headroom*100/live, uint64(p.MaxPercent)))
+	return min(max(p.Percent, floor), p.MaxPercent)
 }
 
 // Start sets GOGC from the live heap every Interval until ctx ends.

@@ -188,13 +188,7 @@ func (r *reconciler) claimPods(ctx context.Context, ds *appsv1.DaemonSet, c owne
 			return nil, err
 		}
 	}
-	owned := make([]*corev1.Pod, 0, len(c.Owned))
-	for _, p := range c.Owned {
-		if !dropped[p.UID] {
-			owned = append(owned, p.DeepCopy()) // the pass may change it
-		}
-	}
-	return owned, nil
+	return c.Kept(dropped, (*corev1.Pod).DeepCopy), nil
 }
 
 // canAdopt reads ds afresh: an orphan may be adopted only by the same

@@ -152,13 +152,7 @@ func (p *pass) claim(sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
 			return nil, err
 		}
 	}
-	owned := make([]*appsv1.ReplicaSet, 0, len(c.Owned))
-	for _, rs := range c.Owned {
-		if !dropped[rs.UID] {
-			owned = append(owned, rs.DeepCopy()) // the pass may change it
-		}
-	}
-	return owned, nil
+	return c.Kept(dropped, (*appsv1.ReplicaSet).DeepCopy), nil
 }
 
 // patchOwner changes one entry of rs's ownerReferences with a strategic

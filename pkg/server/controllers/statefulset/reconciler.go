@@ -149,12 +149,7 @@ func (r *reconciler) pods(ctx context.Context, set *appsv1.StatefulSet, sel labe
 			return nil, err
 		}
 	}
-	owned := make([]*corev1.Pod, 0, len(c.Owned))
-	for _, p := range c.Owned {
-		if !gone[p.UID] {
-			owned = append(owned, p.DeepCopy()) // the pass may change it
-		}
-	}
+	owned := c.Kept(gone, (*corev1.Pod).DeepCopy)
 	for _, p := range c.Release {
 		if err := r.patchOwner(ctx, p.DeepCopy(), p.UID, map[string]any{"$patch": "delete", "uid": set.UID}); err != nil && !client.IsNotFound(err) {
 			return nil, err

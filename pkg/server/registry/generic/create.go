@@ -117,11 +117,11 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if err != nil {
 			return nil, apierror.From(err, gr, u.GetName())
 		}
-		b, err := servedFromStored(res, u, val, rev)
+		b, spliced, err := servedFromStored(res, u, val, rev)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
-		s.offer(res, u, rev, val, b)
+		s.offer(res, u, rev, val, spliced, b)
 		if err := s.afterWrite(ctx, res, u.GetName(), rev); err != nil {
 			return nil, err
 		}

@@ -125,8 +125,9 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 	if err != nil {
 		return nil, false, apierror.From(err, res.GroupResource(), name)
 	}
+	var spliced bool
 	if val != nil {
-		b, err = servedFromStored(res, next, val, rev)
+		b, spliced, err = servedFromStored(res, next, val, rev)
 	} else {
 		b, err = servedBytes(next, rev)
 	}
@@ -134,7 +135,7 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 		return nil, false, apierror.Internal(err)
 	}
 	if val != nil {
-		s.offer(res, next, rev, val, b)
+		s.offer(res, next, rev, val, spliced, b)
 	}
 	if err := s.afterWrite(ctx, res, name, rev); err != nil {
 		return nil, false, err

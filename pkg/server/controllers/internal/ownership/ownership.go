@@ -27,6 +27,20 @@ type Claims[T metav1.Object] struct {
 	Release []T
 }
 
+// Kept returns the objects c leaves owned once its adoptions are done:
+// Owned less those that went before they could be adopted (gone, by
+// UID), each copied by copy, since Owned may hold the informers' own
+// objects and a pass changes what it keeps.
+func (c Claims[T]) Kept(gone map[types.UID]bool, copy func(T) T) []T {
+	out := make([]T, 0, len(c.Owned))
+	for _, o := range c.Owned {
+		if !gone[o.GetUID()] {
+			out = append(out, copy(o))
+		}
+	}
+	return out
+}
+
 // Claim divides objs: one controlled by another object is left alone;
 // one controlled by owner is kept while sel matches it and released when
 // it stops matching; an orphan sel matches is adopted. An owner being

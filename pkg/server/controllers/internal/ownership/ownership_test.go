@@ -114,3 +114,15 @@ func TestOwnersOf(t *testing.T) {
 		})
 	}
 }
+
+func TestKept(t *testing.T) {
+	mk := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)}}
+	}
+	a, b := mk("a"), mk("b")
+	c := Claims[*corev1.Pod]{Owned: []*corev1.Pod{a, b}}
+	got := c.Kept(map[types.UID]bool{"b": true}, (*corev1.Pod).DeepCopy)
+	if len(got) != 1 || got[0].Name != "a" || got[0] == a {
+		t.Errorf("Kept = %v, want a copy of a alone", got)
+	}
+}
