@@ -96,6 +96,67 @@ func TestListPagingAndSelectors(t *testing.T) {
 	})
 }
 
+// TestListPagesAtOneRevision pages through a listing while the resource
+// stays quiet (the pages come from the cache) and while an object of a
+// later page changes (they come from storage): either way every page
+// shows the listing's first revision.
+func TestListPagesAtOneRevision(t *testing.T) {
+	c := newClient(t)
+	c.createNamespace("p")
+	const path = "/api/v1/namespaces/p/configmaps"
+	for i := range 10 {
+		c.must(201, "POST", path, configMap("p", fmt.Sprintf("cm-%d", i), map[string]any{"v": "1"}))
+	}
+	for _, tt := range []struct {
+		name    string
+		between func(page int)
+	}{
+		{"quiet", func(int) {}},
+		{"later object updated", func(page int) {
+			c.must(200, "PATCH", path+"/cm-9", fmt.Sprintf(`{"data":{"v":"page-%d"}}`, page), "Content-Type", "application/merge-patch+json")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			var rv string
+			next := path + "?limit=3"
+			for page := 0; next != ""; page++ {
+				list := c.must(200, "GET", next, nil)
+				m := meta(list)
+				if page == 0 {
+					rv = str(m["resourceVersion"])
+				} else if got := str(m["resourceVersion"]); got != rv {
+					t.Fatalf("page %d: resourceVersion %s, want %s", page, got, rv)
+				}
+				for _, it := range list["items"].([]any) {
+					o := it.(map[string]any)
+					got = append(got, str(meta(o)["name"])+"="+str(o["data"].(map[string]any)["v"]))
+				}
+				tt.between(page)
+				next = ""
+				if cont := str(m["continue"]); cont != "" {
+					next = path + "?limit=3&continue=" + url.QueryEscape(cont)
+				}
+			}
+			// Nothing written after the first page may show.
+			const want = "cm-0=1 cm-1=1 cm-2=1 cm-3=1 cm-4=1 cm-5=1 cm-6=1 cm-7=1 cm-8=1 cm-9=1"
+			if g := strings.Join(got, " "); g != want {
+				t.Errorf("paged\n got %s\nwant %s", g, want)
+			}
+		})
+	}
+	t.Run("resourceVersion=0 ignores the limit", func(t *testing.T) {
+		// kube-apiserver's watch cache answers resourceVersion=0 whole.
+		list := c.must(200, "GET", path+"?resourceVersion=0&limit=3", nil)
+		if n := len(list["items"].([]any)); n != 10 {
+			t.Errorf("got %d items, want all 10", n)
+		}
+		if cont := str(meta(list)["continue"]); cont != "" {
+			t.Errorf("continue %q, want none", cont)
+		}
+	})
+}
+
 func TestListResourceVersions(t *testing.T) {
 	c := newClient(t)
 	c.createNamespace("demo")

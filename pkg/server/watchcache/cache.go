@@ -223,8 +223,25 @@ type ListResult struct {
 
 // List returns the current objects in key order.
 func (c *Cache) List(opts ListOptions) ListResult {
+	res, _ := c.list(opts, 0)
+	return res
+}
+
+// ListAt is List of the objects as they were at rev, which the cache
+// can answer only while no event of its resource came after rev (and it
+// has seen everything up to rev): a paged listing then goes on from the
+// cache instead of from storage, as long as its resource stays unchanged.
+func (c *Cache) ListAt(rev int64, opts ListOptions) (ListResult, bool) {
+	return c.list(opts, rev)
+}
+
+// list is List, or ListAt when at is not zero.
+func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if at != 0 && (c.lastRev > at || c.revLocked() < at) {
+		return ListResult{}, false
+	}
 	if c.keys == nil {
 		// Upgrade: rebuilding the key order needs the write lock.
 		c.mu.RUnlock()
@@ -239,13 +256,19 @@ func (c *Cache) List(opts ListOptions) ListResult {
 		}
 		c.mu.Unlock()
 		c.mu.RLock()
+		if at != 0 && (c.lastRev > at || c.revLocked() < at) {
+			return ListResult{}, false
+		}
 		if c.keys == nil {
 			// The set changed again in between; an unsorted pass is
 			// still correct, just rarer than a rebuild.
-			return c.listUnsorted(opts)
+			return c.listUnsorted(opts, at), true
 		}
 	}
 	res := ListResult{Revision: c.revLocked()}
+	if at != 0 {
+		res.Revision = at
+	}
 	start := c.prefix
 	if opts.Namespace != "" {
 		start += opts.Namespace + "/"
@@ -273,11 +296,14 @@ func (c *Cache) List(opts ListOptions) ListResult {
 		}
 		res.Items = append(res.Items, o)
 	}
-	return res
+	return res, true
 }
 
-func (c *Cache) listUnsorted(opts ListOptions) ListResult {
+func (c *Cache) listUnsorted(opts ListOptions, at int64) ListResult {
 	res := ListResult{Revision: c.revLocked()}
+	if at != 0 {
+		res.Revision = at
+	}
 	ns := c.prefix
 	if opts.Namespace != "" {
 		ns += opts.Namespace + "/"

@@ -202,6 +202,42 @@ func TestList(t *testing.T) {
 	})
 }
 
+// TestListAt: the cache answers for a past revision only while its
+// resource has had no event since, and not for a revision it has not
+// reached.
+func TestListAt(t *testing.T) {
+	e := newEnv(t, watchcache.DefaultLimits, nil)
+	first, _ := e.put("a", "a1", "x")
+	second, _ := e.put("a", "a2", "x")
+	e.sync(second)
+	other, _ := e.putIn(secrets, "a", "s", "x")
+	e.sync(other)
+	tests := []struct {
+		name   string
+		at     int64
+		wantOK bool
+	}{
+		{"before the last event", first, false},
+		{"at the last event", second, true},
+		{"after it, by another resource's write", other, true},
+		{"not reached yet", other + 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, ok := e.cache.ListAt(tt.at, watchcache.ListOptions{Limit: 1})
+			if ok != tt.wantOK {
+				t.Fatalf("ok = %v, want %v", ok, tt.wantOK)
+			}
+			if !ok {
+				return
+			}
+			if got := names(res.Items); !slices.Equal(got, []string{"a/a1"}) || !res.More || res.Revision != tt.at {
+				t.Errorf("got %v, More %v, Revision %d; want [a/a1], More, Revision %d", got, res.More, res.Revision, tt.at)
+			}
+		})
+	}
+}
+
 // TestRevisionFollowsOtherResources: writes to other resources advance
 // the revision a cache's answers are true at, since no change of its own
 // lies between.

@@ -1,6 +1,8 @@
 package watchcache
 
 import (
+	"sync/atomic"
+
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -34,6 +36,24 @@ type Object struct {
 	// them again.
 	served, proto rebuildable
 	views         views[*Object]
+	cuts          atomic.Pointer[[]Span]
+}
+
+// Span is the bytes [Start, End) of an object's served JSON.
+type Span struct{ Start, End int }
+
+// Cuts returns what find returns for the object's served JSON, calling
+// find once per object: every build of the served JSON is laid out
+// alike, so what find reports of one holds for all. The endpoints use it
+// for the members a list item leaves out; find must always be that one
+// function.
+func (o *Object) Cuts(find func(served []byte) []Span) []Span {
+	if p := o.cuts.Load(); p != nil {
+		return *p
+	}
+	c := find(o.Served())
+	o.cuts.Store(&c)
+	return c
 }
 
 // Served returns the whole object with metadata.resourceVersion set.

@@ -45,15 +45,22 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 				bw.WriteString(",")
 			}
 			b := o.Served()
+			converted := false
 			if o.APIVersion != res.APIVersion() {
 				if v, err := generic.ServedVersion(res, b); err == nil {
-					b = v
+					b, converted = v, true
 				}
 			}
-			if res.Typed {
-				b = withoutTypeMeta(b)
+			switch {
+			case !res.Typed:
+				bw.Write(b)
+			case converted:
+				writeCut(bw, b, typeMetaCuts(b))
+			default:
+				// Where the cuts fall is found once per object, not
+				// on every list.
+				writeCut(bw, b, o.Cuts(typeMetaCuts))
 			}
-			bw.Write(b)
 		}
 		bw.WriteString("]}\n")
 		return bw.Flush()

@@ -1,50 +1,83 @@
 package response
 
-// withoutTypeMeta returns obj, one JSON object, without its top-level
-// apiVersion and kind: kube-apiserver's lists of built-in kinds carry
-// them once, on the list, not on each item. Anything that is not a
-// well-formed object comes back unchanged.
-func withoutTypeMeta(obj []byte) []byte {
+import (
+	"bytes"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
+)
+
+// typeMetaCuts finds the spans of obj, a JSON object, to leave out so
+// that its top-level apiVersion and kind are gone, each with the comma
+// that joined it to its neighbours, as kube-apiserver writes the items of
+// a built-in kind's list. Spans are in order and do not touch. Anything
+// but a well-formed object has none.
+func typeMetaCuts(obj []byte) []watchcache.Span {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return obj
+		return nil
 	}
-	out := make([]byte, 1, len(obj))
-	out[0] = '{'
+	var cuts []watchcache.Span
+	cut := func(c watchcache.Span) {
+		if n := len(cuts); n > 0 && cuts[n-1].End >= c.Start {
+			cuts[n-1].End = max(cuts[n-1].End, c.End)
+			return
+		}
+		cuts = append(cuts, c)
+	}
 	i++
+	prevComma := -1 // the comma before the current member
+	kept := false   // a member before the current one stays
 	for n := 0; ; n++ {
 		i = skipSpace(obj, i)
 		if i >= len(obj) {
-			return obj
+			return nil
 		}
 		if obj[i] == '}' {
-			return append(out, '}')
+			return cuts
 		}
 		if n > 0 {
 			if obj[i] != ',' {
-				return obj
+				return nil
 			}
+			prevComma = i
 			i = skipSpace(obj, i+1)
 		}
 		start := i
 		keyEnd := stringEnd(obj, i)
 		if keyEnd < 0 {
-			return obj
+			return nil
 		}
 		end := valueEnd(obj, keyEnd)
 		if end < 0 {
-			return obj
+			return nil
 		}
 		switch string(obj[start:keyEnd]) {
 		case `"apiVersion"`, `"kind"`:
-		default:
-			if len(out) > 1 {
-				out = append(out, ',')
+			switch {
+			case kept:
+				// The comma before goes with it.
+				cut(watchcache.Span{Start: prevComma, End: end})
+			case obj[end] == ',':
+				// Nothing before it stays: it takes the comma after.
+				cut(watchcache.Span{Start: start, End: end + 1})
+			default:
+				cut(watchcache.Span{Start: start, End: end})
 			}
-			out = append(out, obj[start:end]...)
+		default:
+			kept = true
 		}
 		i = end
 	}
+}
+
+// writeCut writes obj without the spans cuts names.
+func writeCut(bw *bufferedWriter, obj []byte, cuts []watchcache.Span) {
+	at := 0
+	for _, c := range cuts {
+		bw.Write(obj[at:c.Start])
+		at = c.End
+	}
+	bw.Write(obj[at:])
 }
 
 func skipSpace(b []byte, i int) int {
@@ -60,13 +93,18 @@ func stringEnd(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	// Two vectorised searches per escape instead of a loop per byte:
+	// object bytes are mostly long strings with few escapes.
+	for i++; i < len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
 		}
+		esc := bytes.IndexByte(b[i:i+q], '\\')
+		if esc < 0 {
+			return i + q + 1
+		}
+		i += esc + 2 // past the escape and the byte it escapes
 	}
 	return -1
 }

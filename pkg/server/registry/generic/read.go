@@ -78,16 +78,22 @@ type ListMeta struct {
 }
 
 // List reads one page of res's objects in ns (every namespace when
-// empty). First pages come from the cache; continued pages and
-// exact-revision reads come from storage at the revision the listing
-// started at.
+// empty). First pages come from the cache; continued pages too while the
+// resource has not changed since the listing started, otherwise from
+// storage at the revision the listing started at, as exact-revision reads
+// do.
 func (s *Store) List(ctx context.Context, res *registry.Resource, ns string, opts ListOptions) ([]*watchcache.Object, ListMeta, error) {
 	prefix := res.NamespacePrefix(ns)
 	match := servedMatch(res, opts.Match)
 	if opts.Continue != "" {
-		rev, _, err := storage.DecodeContinue(prefix, opts.Continue)
+		rev, after, err := storage.DecodeContinue(prefix, opts.Continue)
 		if err != nil {
 			return nil, ListMeta{}, apierror.From(err, res.GroupResource(), "")
+		}
+		if c, err := s.cacheFor(res); err == nil {
+			if page, ok := c.ListAt(rev, watchcache.ListOptions{Namespace: namespaceOf(res, ns), After: after, Limit: opts.Limit, Match: match}); ok {
+				return servedPage(res, prefix, page, match)
+			}
 		}
 		return s.listStorage(ctx, res, prefix, storage.ListOptions{Revision: rev, Continue: opts.Continue}, opts.Limit, match)
 	}
@@ -98,14 +104,28 @@ func (s *Store) List(ctx context.Context, res *registry.Resource, ns string, opt
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
+	limit := opts.Limit
 	if opts.Consistent {
 		if err := s.waitFresh(ctx, res.GroupResource()); err != nil {
 			return nil, ListMeta{}, err
 		}
-	} else if err := s.waitCache(ctx, opts.NotOlder); err != nil {
-		return nil, ListMeta{}, err
+	} else {
+		if err := s.waitCache(ctx, opts.NotOlder); err != nil {
+			return nil, ListMeta{}, err
+		}
+		if opts.NotOlder == 0 {
+			// resourceVersion=0 reads whatever the cache holds, whole:
+			// kube-apiserver's watch cache ignores the limit there, so
+			// an informer's first list is one pass, not a paged walk.
+			limit = 0
+		}
 	}
-	page := c.List(watchcache.ListOptions{Namespace: namespaceOf(res, ns), Limit: opts.Limit, Match: match})
+	page := c.List(watchcache.ListOptions{Namespace: namespaceOf(res, ns), Limit: limit, Match: match})
+	return servedPage(res, prefix, page, match)
+}
+
+// servedPage is a page of the cache as res serves it.
+func servedPage(res *registry.Resource, prefix string, page watchcache.ListResult, match func(*watchcache.Object) bool) ([]*watchcache.Object, ListMeta, error) {
 	meta := ListMeta{ResourceVersion: strconv.FormatInt(page.Revision, 10)}
 	if page.More && len(page.Items) > 0 {
 		meta.Continue = storage.EncodeContinue(prefix, page.Items[len(page.Items)-1].Key, page.Revision)
