@@ -3,7 +3,9 @@ package apiserver_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +73,67 @@ func TestQuietWatchOutlivesWriteTimeout(t *testing.T) {
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("no event within 10s")
+			}
+		})
+	}
+}
+
+// TestStalledWatchIsCutOff: a watch whose client stops reading is ended
+// once a write to it has been blocked for the write timeout, over both
+// protocols, instead of holding its handler forever.
+func TestStalledWatchIsCutOff(t *testing.T) {
+	const writeTimeout = 300 * time.Millisecond
+	srv := apiservertest.StartWith(t, apiservertest.Options{Configure: func(cfg *apiserver.Config) {
+		cfg.WatchWriteTimeout = writeTimeout
+	}})
+	c := clientFor(t, srv)
+	c.createNamespace("stalled")
+	const path = "/api/v1/namespaces/stalled/configmaps"
+	big := strings.Repeat("x", 1_000_000)
+	for _, tc := range []struct {
+		name  string
+		http2 bool
+	}{
+		{"HTTP/1.1", false},
+		{"HTTP/2", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hc := protoClient(t, srv, tc.http2)
+			list := c.must(200, "GET", path, nil)
+			req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path+"?watch=1&resourceVersion="+str(meta(list)["resourceVersion"]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			// 16 MB of events: more than the socket buffers and the
+			// HTTP/2 flow-control window hold, so the server's writes
+			// block while nothing reads.
+			const events = 16
+			for i := range events {
+				c.must(201, "POST", path, configMap("stalled", fmt.Sprintf("%s-%d", map[bool]string{false: "h1", true: "h2"}[tc.http2], i), map[string]any{"big": big}))
+			}
+			time.Sleep(3 * writeTimeout)
+			read := make(chan int, 1)
+			go func() {
+				sc := bufio.NewScanner(resp.Body)
+				sc.Buffer(nil, 4<<20)
+				n := 0
+				for sc.Scan() {
+					n++
+				}
+				read <- n
+			}()
+			select {
+			case n := <-read:
+				if n >= events {
+					t.Errorf("read all %d events; want the stream cut off before the end", n)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the stalled stream was not ended")
 			}
 		})
 	}

@@ -113,10 +113,9 @@ func (c *Cache) apply(se storage.Event) *Event {
 	decode := c.decode
 	c.mu.RUnlock()
 	var err error
-	offered := c.store.take(se.Key, se.Revision)
 	switch se.Type {
 	case storage.Added, storage.Modified:
-		if ev.Object = offered; ev.Object == nil {
+		if ev.Object = c.store.take(se.Key, se.Value, se.Revision); ev.Object == nil {
 			ev.Object, err = decode(se.Key, se.Value, se.Revision)
 		}
 	case storage.Deleted:

@@ -8,18 +8,20 @@ import (
 )
 
 // TestOffer checks that the cache takes an offered object for the write
-// it describes, and decodes every other write: an offer for another
-// revision, or for one already applied, is never served.
+// of exactly its bytes, with the write's revision, and decodes every
+// other write: an offer for other bytes, or one withdrawn, is never
+// served.
 func TestOffer(t *testing.T) {
 	tests := []struct {
-		name string
-		// at is the offer's revision, relative to the write's.
-		at        int64
+		name      string
+		stored    func(written []byte) []byte
+		withdraw  bool
 		wantTaken bool
 	}{
-		{name: "the write's revision", at: 0, wantTaken: true},
-		{name: "an applied revision", at: -1, wantTaken: false},
-		{name: "a later revision", at: 1, wantTaken: false},
+		{name: "the written bytes", stored: func(w []byte) []byte { return w }, wantTaken: true},
+		{name: "a copy of them", stored: func(w []byte) []byte { return bytes.Clone(w) }, wantTaken: true},
+		{name: "other bytes", stored: func([]byte) []byte { return []byte(`{"other":true}`) }},
+		{name: "withdrawn", stored: func(w []byte) []byte { return w }, withdraw: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -27,20 +29,27 @@ func TestOffer(t *testing.T) {
 			rev, _ := e.put("a", "cm", "x")
 			e.sync(rev)
 			k := key(configMaps, "a", "cm")
-			// The memory store's next write gets the next revision.
-			next := rev + 1
-			offered := &watchcache.Object{Key: k, Namespace: "a", Name: "cm", Revision: next + tt.at, JSON: []byte(`{"offered":true}`)}
-			e.store.Offer(offered)
-			if got, _ := e.put("a", "cm", "y"); got != next {
-				t.Fatalf("write at %d, want %d", got, next)
+			written := value("a", "cm", "y", 99)
+			offered := &watchcache.Object{Key: k, Namespace: "a", Name: "cm", Stored: tt.stored(written),
+				Stamp: func(stored []byte, rev int64) []byte { return stored }}
+			withdraw := e.store.Offer(offered)
+			if tt.withdraw {
+				withdraw()
+			}
+			next, err := e.mem.Update(e.ctx, k, written, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
 			e.sync(next)
 			got, _ := e.cache.Get(k)
 			if taken := got == offered; taken != tt.wantTaken {
 				t.Errorf("offered object served = %v, want %v", taken, tt.wantTaken)
 			}
-			if !tt.wantTaken && !bytes.Contains(got.JSON, []byte(`"team":"y"`)) {
-				t.Errorf("cached %s, want the decoded write", got.JSON)
+			if got.Revision != next {
+				t.Errorf("Revision = %d, want the write's %d", got.Revision, next)
+			}
+			if !bytes.Contains(got.Served(), []byte(`"team":"y"`)) {
+				t.Errorf("cached %s, want the write", got.Served())
 			}
 		})
 	}

@@ -10,14 +10,21 @@ import (
 
 // deadlineWriter is a connection's ResponseWriter as far as a watch sees
 // it: with stalled set its writes block, as when the client stops
-// reading, until the write deadline passes.
+// reading, until a write deadline is set that has passed.
 type deadlineWriter struct {
 	http.ResponseWriter
 	stalled bool
 
 	mu        sync.Mutex
+	changed   *sync.Cond
 	deadline  time.Time
-	deadlines []time.Time // every deadline set, in order
+	deadlines int // how many were set
+}
+
+func newDeadlineWriter(stalled bool) *deadlineWriter {
+	w := &deadlineWriter{stalled: stalled}
+	w.changed = sync.NewCond(&w.mu)
+	return w
 }
 
 func (w *deadlineWriter) Header() http.Header { return http.Header{} }
@@ -28,7 +35,8 @@ func (w *deadlineWriter) SetWriteDeadline(t time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.deadline = t
-	w.deadlines = append(w.deadlines, t)
+	w.deadlines++
+	w.changed.Broadcast()
 	return nil
 }
 
@@ -37,54 +45,56 @@ func (w *deadlineWriter) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	w.mu.Lock()
-	d := w.deadline
-	w.mu.Unlock()
-	if d.IsZero() {
-		select {} // a stalled write without a deadline never returns
+	defer w.mu.Unlock()
+	for w.deadline.IsZero() || time.Now().Before(w.deadline) {
+		w.changed.Wait()
 	}
-	time.Sleep(time.Until(d))
 	return 0, os.ErrDeadlineExceeded
 }
 
-// TestWatchFlushDeadline: each flush to a watch client runs under the
-// write timeout and clears it afterwards, so a stalled client is cut off
-// while an idle stream carries no deadline.
-func TestWatchFlushDeadline(t *testing.T) {
+// TestWatchWriteTimeout: a write to a client that stopped reading is cut
+// off once it has run for the write timeout, while writes to a reading
+// client never carry a deadline at all.
+func TestWatchWriteTimeout(t *testing.T) {
 	const timeout = 50 * time.Millisecond
 	for _, tc := range []struct {
-		name         string
-		stalled      bool
-		wantErr      bool
-		wantLastZero bool // the deadline is cleared once the flush is done
+		name          string
+		stalled       bool
+		wantErr       bool
+		wantDeadlines int
 	}{
-		{"reading client", false, false, true},
-		{"stalled client", true, true, false},
+		{"reading client", false, false, 0},
+		{"stalled client", true, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &deadlineWriter{stalled: tc.stalled}
+			w := newDeadlineWriter(tc.stalled)
 			ws := NewWatchStream(w, WatchConfig{WriteTimeout: timeout})
-			ws.buf.WriteString(`{"type":"ADDED","object":{}}` + "\n")
 			done := make(chan struct{})
 			start := time.Now()
 			go func() {
+				defer close(done)
+				defer ws.finish()
+				ws.start()
+				ws.buf.WriteString(`{"type":"ADDED","object":{}}` + "\n")
 				ws.flush()
-				close(done)
+				// Idle past the timeout: an idle stream is not cut off.
+				time.Sleep(3 * timeout)
 			}()
 			select {
 			case <-done:
-			case <-time.After(10 * timeout):
-				t.Fatalf("flush still blocked after %v with a write timeout of %v", 10*timeout, timeout)
+			case <-time.After(20 * timeout):
+				t.Fatalf("stream still blocked after %v with a write timeout of %v", 20*timeout, timeout)
 			}
 			if (ws.err != nil) != tc.wantErr {
 				t.Errorf("stream error %v, want error: %v", ws.err, tc.wantErr)
 			}
+			if tc.wantErr && time.Since(start) < timeout {
+				t.Errorf("cut off after %v, before the write timeout of %v", time.Since(start), timeout)
+			}
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			if len(w.deadlines) == 0 || w.deadlines[0].Before(start.Add(timeout)) || w.deadlines[0].After(time.Now().Add(timeout)) {
-				t.Fatalf("deadlines %v, want the first about %v after the flush began", w.deadlines, timeout)
-			}
-			if last := w.deadlines[len(w.deadlines)-1]; last.IsZero() != tc.wantLastZero {
-				t.Errorf("deadline after the flush: %v, want cleared: %v", last, tc.wantLastZero)
+			if w.deadlines != tc.wantDeadlines {
+				t.Errorf("%d deadlines set, want %d", w.deadlines, tc.wantDeadlines)
 			}
 		})
 	}

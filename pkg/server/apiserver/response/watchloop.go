@@ -13,6 +13,7 @@ import (
 // relisting) as it would one sent later.
 func (ws *WatchStream) Fail(e *apierror.StatusError) {
 	ws.start()
+	defer ws.finish()
 	ws.sendStatus(e)
 	ws.flush()
 }
@@ -22,6 +23,7 @@ func (ws *WatchStream) Fail(e *apierror.StatusError) {
 // watcher.
 func (ws *WatchStream) Serve(ctx context.Context, watcher *watchcache.Watcher) {
 	ws.start()
+	defer ws.finish()
 	match := ws.cfg.Match
 	for _, o := range watcher.Initial {
 		if o = ws.served(o); o != nil && (match == nil || match(o)) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
@@ -54,6 +56,13 @@ type WatchStream struct {
 	tableSent bool
 	buf       bytes.Buffer
 	err       error
+
+	// writing is when the write under way began (UnixNano), 0 between
+	// writes; the watchdog cuts off a write that runs past WriteTimeout.
+	writing  atomic.Int64
+	dogMu    sync.Mutex
+	watchdog *time.Timer
+	finished bool
 }
 
 // NewWatchStream returns the stream of one watch, written to w.
@@ -66,7 +75,45 @@ func (ws *WatchStream) start() {
 	h.Set("Content-Type", StreamContentType(ws.cfg.Format))
 	h.Set("Cache-Control", "no-cache, private")
 	ws.w.WriteHeader(http.StatusOK)
+	if ws.cfg.WriteTimeout > 0 {
+		ws.watchdog = time.AfterFunc(ws.cfg.WriteTimeout, ws.checkStall)
+	}
 	ws.flush()
+}
+
+// finish stops the watchdog; the stream's handler calls it before it
+// returns, after which nothing may touch the response.
+func (ws *WatchStream) finish() {
+	ws.dogMu.Lock()
+	defer ws.dogMu.Unlock()
+	ws.finished = true
+	if ws.watchdog != nil {
+		ws.watchdog.Stop()
+	}
+}
+
+// checkStall runs on the watchdog's timer. A write that has run for
+// WriteTimeout gets a deadline already past, which fails it at once
+// (HTTP/2 resets the stream, HTTP/1.1 fails the write): a client that
+// stopped reading is cut off. One timer per stream replaces a deadline
+// set and cleared around every write, which cost more than the write of
+// a small event to a thousand watchers.
+func (ws *WatchStream) checkStall() {
+	ws.dogMu.Lock()
+	defer ws.dogMu.Unlock()
+	if ws.finished {
+		return
+	}
+	wait := ws.cfg.WriteTimeout
+	if began := ws.writing.Load(); began != 0 {
+		stalled := time.Since(time.Unix(0, began))
+		if stalled >= ws.cfg.WriteTimeout {
+			_ = ws.rc.SetWriteDeadline(time.Unix(1, 0))
+			return
+		}
+		wait -= stalled
+	}
+	ws.watchdog.Reset(wait)
 }
 
 // send writes one event. Frames of cache events in JSON and protobuf are
@@ -214,10 +261,8 @@ func (ws *WatchStream) flush() {
 	if ws.err != nil {
 		return
 	}
-	// The deadline covers this write and flush only. Left in place it
-	// would fire on an idle stream: HTTP/2 resets the stream when it
-	// passes, HTTP/1.1 fails the next write, so a quiet watch would die.
-	_ = ws.rc.SetWriteDeadline(time.Now().Add(ws.cfg.WriteTimeout))
+	ws.writing.Store(time.Now().UnixNano())
+	defer ws.writing.Store(0)
 	if ws.buf.Len() > 0 {
 		if _, err := ws.w.Write(ws.buf.Bytes()); err != nil {
 			ws.err = err
@@ -232,8 +277,5 @@ func (ws *WatchStream) flush() {
 		if err := ws.rc.Flush(); err != nil {
 			ws.err = err
 		}
-	}
-	if ws.err == nil {
-		_ = ws.rc.SetWriteDeadline(time.Time{})
 	}
 }

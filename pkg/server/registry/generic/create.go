@@ -109,7 +109,11 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if err != nil {
 			return nil, err
 		}
+		withdraw := s.offer(res, u, val)
 		rev, err := s.storage.Create(ctx, res.Key(u.GetNamespace(), u.GetName()), val)
+		if err != nil {
+			withdraw()
+		}
 		if errors.Is(err, storage.ErrAlreadyExists) && generate && attempt < generateNameAttempts {
 			u.SetName(u.GetGenerateName() + rand.String(5))
 			continue
@@ -117,11 +121,10 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		if err != nil {
 			return nil, apierror.From(err, gr, u.GetName())
 		}
-		b, spliced, err := servedFromStored(res, u, val, rev)
+		b, err := servedFromStored(res, u, val, rev)
 		if err != nil {
 			return nil, apierror.Internal(err)
 		}
-		s.offer(res, u, rev, val, spliced, b)
 		if err := s.afterWrite(ctx, res, u.GetName(), rev); err != nil {
 			return nil, err
 		}
@@ -155,6 +158,18 @@ func (s *Store) checkNamespace(ctx context.Context, ns string, gr schema.GroupRe
 	nsRes, ok := s.namespaces()
 	if !ok {
 		return nil
+	}
+	// The cache answers for a namespace it holds, as kube-apiserver's
+	// informer does; one it has not seen yet (just created) is looked up
+	// in storage. A namespace being deleted is Terminating from the same
+	// write that stamps its deletion.
+	if c, err := s.cacheFor(nsRes); err == nil {
+		if o, _ := c.Get(nsRes.Key("", ns)); o != nil && o.Fields != nil && o.Fields.Has("status.phase") {
+			if o.Fields.Get("status.phase") == "Terminating" {
+				return apierror.NamespaceTerminating(ns, gr, name)
+			}
+			return nil
+		}
 	}
 	kv, err := s.storage.Get(ctx, nsRes.Key("", ns))
 	if errors.Is(err, storage.ErrNotFound) {

@@ -59,16 +59,15 @@ func servedBytes(u *unstructured.Unstructured, rev int64) ([]byte, error) {
 
 // servedFromStored is servedBytes for u just stored as stored at rev:
 // when u is stored in the form it is served in, the stored bytes take
-// the revision without encoding u again, and spliced says so.
-func servedFromStored(res *registry.Resource, u *unstructured.Unstructured, stored []byte, rev int64) (b []byte, spliced bool, err error) {
+// the revision without encoding u again.
+func servedFromStored(res *registry.Resource, u *unstructured.Unstructured, stored []byte, rev int64) ([]byte, error) {
 	if res.Converter == nil {
 		if b, ok := withResourceVersion(stored, rev); ok {
 			u.SetResourceVersion(strconv.FormatInt(rev, 10))
-			return b, true, nil
+			return b, nil
 		}
 	}
-	b, err = servedBytes(u, rev)
-	return b, false, err
+	return servedBytes(u, rev)
 }
 
 // decoder builds the watch cache's objects for a resource.

@@ -7,30 +7,29 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
-// offer hands the watch cache u, just stored at rev as stored and served
-// as served, so the cache need not decode the stored value again. Only
-// resources whose cache holds objects exactly as written qualify: not a
-// version kept in another's form (a converter, shared storage), nor a
-// custom resource, whose cached objects follow the schema of the moment
-// they are decoded. When served was spliced from stored, the cache keeps
-// the stored bytes, so that it shares them with a store that keeps what
-// it is given (the memory backend) instead of holding a second copy of
-// every object.
-func (s *Store) offer(res *registry.Resource, u *unstructured.Unstructured, rev int64, stored []byte, spliced bool, served []byte) {
+// offer hands the watch cache u before it is stored as stored, so that
+// the cache takes it for the write's event instead of decoding the stored
+// value again. Only resources whose cache holds objects exactly as written
+// qualify: not a version kept in another's form (a converter, shared
+// storage), nor a custom resource, whose cached objects follow the schema
+// of the moment they are decoded; and only values the revision can be
+// spliced into. The cache keeps the stored bytes, so that it shares them
+// with a store that keeps what it is given (the memory backend) instead of
+// holding a second copy of every object. The caller calls withdraw if the
+// write fails.
+func (s *Store) offer(res *registry.Resource, u *unstructured.Unstructured, stored []byte) (withdraw func()) {
 	if s.cache == nil || res.Converter != nil || res.StorageResource() != res.GroupResource() || res.Structural() != nil {
-		return
+		return func() {}
+	}
+	if _, _, _, ok := resourceVersionSlot(stored); !ok {
+		return func() {}
 	}
 	ns, name := u.GetNamespace(), u.GetName()
-	o := &watchcache.Object{
-		Key: res.Key(ns, name), Namespace: ns, Name: name, Revision: rev, APIVersion: u.GetAPIVersion(),
+	return s.cache.Offer(&watchcache.Object{
+		Key: res.Key(ns, name), Namespace: ns, Name: name, APIVersion: u.GetAPIVersion(),
 		Labels: u.GetLabels(), Fields: res.Fields(u.Object),
-	}
-	if spliced {
-		o.Stored, o.Stamp = stored[:len(stored):len(stored)], stampRevision
-	} else {
-		o.JSON = served[:len(served):len(served)]
-	}
-	s.cache.Offer(o)
+		Stored: stored[:len(stored):len(stored)], Stamp: stampRevision,
+	})
 }
 
 // stampRevision is a watchcache.Object's Stamp for stored bytes the

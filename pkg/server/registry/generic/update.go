@@ -117,7 +117,10 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 		if val, err = s.storable(res, next, opts.applied); err != nil {
 			return nil, false, err
 		}
-		rev, err = s.storage.Update(ctx, key, val, read)
+		withdraw := s.offer(res, next, val)
+		if rev, err = s.storage.Update(ctx, key, val, read); err != nil {
+			withdraw()
+		}
 	}
 	if errors.Is(err, storage.ErrConflict) && mayRetry {
 		return nil, true, nil
@@ -125,17 +128,13 @@ func (s *Store) write(ctx context.Context, res *registry.Resource, key, name str
 	if err != nil {
 		return nil, false, apierror.From(err, res.GroupResource(), name)
 	}
-	var spliced bool
 	if val != nil {
-		b, spliced, err = servedFromStored(res, next, val, rev)
+		b, err = servedFromStored(res, next, val, rev)
 	} else {
 		b, err = servedBytes(next, rev)
 	}
 	if err != nil {
 		return nil, false, apierror.Internal(err)
-	}
-	if val != nil {
-		s.offer(res, next, rev, val, spliced, b)
 	}
 	if err := s.afterWrite(ctx, res, name, rev); err != nil {
 		return nil, false, err
