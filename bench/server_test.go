@@ -20,6 +20,13 @@ import (
 // which takes it along when it exits.
 func startServer(b *testing.B, dir string) (*rest.Config, string, int) {
 	b.Helper()
+	return startServerWith(b, dir, "--storage", "memory")
+}
+
+// startServerWith is startServer with flags of the caller's choosing;
+// without any, the server keeps its data in bolt, fsync on.
+func startServerWith(b *testing.B, dir string, flags ...string) (*rest.Config, string, int) {
+	b.Helper()
 	bin := filepath.Join(dir, "setpoint")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/setpoint")
 	build.Dir = ".." // the product module, with its own dependencies
@@ -32,7 +39,7 @@ func startServer(b *testing.B, dir string) (*rest.Config, string, int) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "server", "--storage", "memory", "--data-dir", dir, "--listen", addr)
+	cmd := exec.Command(bin, append([]string{"server", "--data-dir", dir, "--listen", addr}, flags...)...)
 	log := &syncWriter{w: &strings.Builder{}}
 	cmd.Stderr = log
 	cmd.SysProcAttr = dieWithParent()

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +30,7 @@ type fieldManagers struct {
 	gen     uint64
 	byRes   map[fieldManagerKey]*managedfields.FieldManager
 	builtin managedfields.TypeConverter
+	shapes  shapeEntries
 }
 
 type fieldManagerKey struct {
@@ -97,7 +99,12 @@ func (s *Store) track(res *registry.Resource, subresource registry.Subresource, 
 		s.log.Warn("cannot track managed fields", "resource", res.GroupVersionResource().String(), "err", err)
 		return next
 	}
+	var shape string
 	if live == nil {
+		gen, _ := s.reg.Changed()
+		if shape = createShapeKey(gen, res, subresource, manager, next.Object); shape != "" && s.fields.rememberedCreate(shape, next, time.Now()) {
+			return next
+		}
 		live = emptyObject(res)
 	}
 	obj, err := fm.Update(live, next, manager)
@@ -108,6 +115,9 @@ func (s *Store) track(res *registry.Resource, subresource registry.Subresource, 
 		// fields it had, as kube-apiserver does.
 		keepManagedFields(next, live)
 		return next
+	}
+	if shape != "" {
+		s.fields.rememberCreate(shape, out)
 	}
 	return out
 }
