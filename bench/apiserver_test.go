@@ -29,16 +29,16 @@ import (
 // The API server benchmarks drive a server from outside with client-go,
 // as ../shared/perf's harness does: durable creates and 16 informers
 // syncing. By default they start `setpoint server` on its embedded bolt
-// store (fsync on) as a process of its own; with -kubeconfig they measure
-// whatever server it names (kube-apiserver + etcd, say), and -server-pids
+// store (fsync on) as a process of its own; with -apiserver-kubeconfig they measure
+// whatever server it names (kube-apiserver + etcd, say), and -apiserver-pids
 // lets them add that server's CPU time:
 //
 //	go test -run '^$' -bench 'Creates|Informers16' -benchtime 1x
 //	go test -run '^$' -bench 'Creates|Informers16' -benchtime 1x \
-//	    -kubeconfig $K -server-pids "$(cat $PIDFILE)"
+//	    -apiserver-kubeconfig $K -apiserver-pids "$(cat $PIDFILE)"
 var (
-	kubeconfigFlag = flag.String("kubeconfig", "", "measure the API server this kubeconfig names instead of starting setpoint server")
-	serverPIDsFlag = flag.String("server-pids", "", "with -kubeconfig: the server's process ids (space separated), for its CPU time")
+	kubeconfigFlag = flag.String("apiserver-kubeconfig", "", "measure the API server this kubeconfig names instead of starting setpoint server")
+	serverPIDsFlag = flag.String("apiserver-pids", "", "with -apiserver-kubeconfig: the server's process ids (space separated), for its CPU time")
 )
 
 // apiServer is the server under test, started once per test binary.
@@ -74,7 +74,7 @@ func benchAPIServer(b *testing.B) apiServer {
 		for _, f := range strings.Fields(*serverPIDsFlag) {
 			pid, err := strconv.Atoi(f)
 			if err != nil {
-				b.Fatalf("-server-pids: %v", err)
+				b.Fatalf("-apiserver-pids: %v", err)
 			}
 			s.pids = append(s.pids, pid)
 		}
@@ -225,7 +225,7 @@ var seedOnce sync.Once
 
 // seedInformerNamespace fills informersNamespace with n ConfigMaps of
 // about 1 KiB, once per test binary (and not again when a server named
-// by -kubeconfig has them from an earlier run).
+// by -apiserver-kubeconfig has them from an earlier run).
 func seedInformerNamespace(b *testing.B, srv apiServer, n int) {
 	seedOnce.Do(func() {
 		ctx := context.Background()

@@ -27,7 +27,7 @@ func TestRememberedCreate(t *testing.T) {
 		}
 		b, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod",
 			"metadata": map[string]any{"name": name, "labels": map[string]any{"app": "x"}},
-			"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": image, "ports": ps}}}})
+			"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": image, "ports": ps}}}})
 		return string(b)
 	}
 	cm := func(name string, labels ...string) string {
