@@ -35,20 +35,7 @@ func TestQuietWatchOutlivesWriteTimeout(t *testing.T) {
 		{"HTTP/2", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hc := protoClient(t, srv, tc.http2)
-			list := c.must(200, "GET", path, nil)
-			req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path+"?watch=1&resourceVersion="+str(meta(list)["resourceVersion"]), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := hc.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != 200 || resp.ProtoMajor != map[bool]int{false: 1, true: 2}[tc.http2] {
-				t.Fatalf("watch: %d over %s, want 200 over %s", resp.StatusCode, resp.Proto, tc.name)
-			}
+			resp := watchOver(t, c, srv, path, tc.http2)
 			events := make(chan string, 1)
 			go func() {
 				defer close(events)
@@ -98,17 +85,7 @@ func TestStalledWatchIsCutOff(t *testing.T) {
 		{"HTTP/2", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hc := protoClient(t, srv, tc.http2)
-			list := c.must(200, "GET", path, nil)
-			req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path+"?watch=1&resourceVersion="+str(meta(list)["resourceVersion"]), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := hc.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := watchOver(t, c, srv, path, tc.http2)
 			// 16 MB of events: more than the socket buffers and the
 			// HTTP/2 flow-control window hold, so the server's writes
 			// block while nothing reads.
@@ -137,4 +114,24 @@ func TestStalledWatchIsCutOff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// watchOver opens a watch of path from its current revision over HTTP/2
+// or HTTP/1.1; the test's end closes it.
+func watchOver(t *testing.T, c *client, srv *apiservertest.Server, path string, http2 bool) *http.Response {
+	t.Helper()
+	list := c.must(200, "GET", path, nil)
+	req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path+"?watch=1&resourceVersion="+str(meta(list)["resourceVersion"]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := protoClient(t, srv, http2).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if want := map[bool]int{false: 1, true: 2}[http2]; resp.StatusCode != 200 || resp.ProtoMajor != want {
+		t.Fatalf("watch: %d over %s, want 200 over HTTP/%d", resp.StatusCode, resp.Proto, want)
+	}
+	return resp
 }
