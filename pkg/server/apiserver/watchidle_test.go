@@ -27,13 +27,7 @@ func TestQuietWatchOutlivesWriteTimeout(t *testing.T) {
 	c := clientFor(t, srv)
 	c.createNamespace("quiet")
 	const path = "/api/v1/namespaces/quiet/configmaps"
-	for _, tc := range []struct {
-		name  string
-		http2 bool
-	}{
-		{"HTTP/1.1", false},
-		{"HTTP/2", true},
-	} {
+	for _, tc := range protocols {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := watchOver(t, c, srv, path, tc.http2)
 			events := make(chan string, 1)
@@ -77,13 +71,7 @@ func TestStalledWatchIsCutOff(t *testing.T) {
 	c.createNamespace("stalled")
 	const path = "/api/v1/namespaces/stalled/configmaps"
 	big := strings.Repeat("x", 1_000_000)
-	for _, tc := range []struct {
-		name  string
-		http2 bool
-	}{
-		{"HTTP/1.1", false},
-		{"HTTP/2", true},
-	} {
+	for _, tc := range protocols {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := watchOver(t, c, srv, path, tc.http2)
 			// 16 MB of events: more than the socket buffers and the
@@ -134,4 +122,13 @@ func watchOver(t *testing.T, c *client, srv *apiservertest.Server, path string, 
 		t.Fatalf("watch: %d over %s, want 200 over HTTP/%d", resp.StatusCode, resp.Proto, want)
 	}
 	return resp
+}
+
+// protocols are the two a watch is served over.
+var protocols = []struct {
+	name  string
+	http2 bool
+}{
+	{"HTTP/1.1", false},
+	{"HTTP/2", true},
 }
