@@ -1,7 +1,6 @@
 package generic
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,7 +43,7 @@ func storedBytes(u *unstructured.Unstructured) ([]byte, error) {
 	meta, _ := u.Object["metadata"].(map[string]any)
 	rv, had := meta["resourceVersion"]
 	delete(meta, "resourceVersion")
-	b, err := json.Marshal(u.Object)
+	b, err := marshalObject(u.Object)
 	if had {
 		meta["resourceVersion"] = rv
 	}
@@ -54,7 +53,7 @@ func storedBytes(u *unstructured.Unstructured) ([]byte, error) {
 // servedBytes encodes an object as served at revision rev.
 func servedBytes(u *unstructured.Unstructured, rev int64) ([]byte, error) {
 	u.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return json.Marshal(u.Object)
+	return marshalObject(u.Object)
 }
 
 // servedFromStored is servedBytes for u just stored as stored at rev:
