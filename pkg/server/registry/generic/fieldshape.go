@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +143,10 @@ func (f *fieldManagers) rememberedCreate(key string, next *unstructured.Unstruct
 	if e == nil {
 		return false
 	}
-	entry := runtime.DeepCopyJSONValue(e).(map[string]any)
+	// A shallow copy: the field set under fieldsV1 is shared by every
+	// object of the shape, and nothing changes an object's managed
+	// fields in place (writes replace the whole list).
+	entry := maps.Clone(e)
 	entry["time"] = now.UTC().Format(time.RFC3339)
 	meta, _ := next.Object["metadata"].(map[string]any)
 	if meta == nil {
