@@ -57,7 +57,7 @@ func (enc Encoder) Object(w http.ResponseWriter, r *http.Request, res *registry.
 		}
 	case FormatPartialProto:
 		contentType = protobuf.ContentType
-		if body, err = protobuf.Default().EncodeObject(PartialGVK, obj); err != nil {
+		if body, err = protobuf.Default().EncodeObject(PartialGVK, metadataObject(obj)); err != nil {
 			return apierror.Internal(err)
 		}
 	}
@@ -71,15 +71,19 @@ func (enc Encoder) Object(w http.ResponseWriter, r *http.Request, res *registry.
 
 // PartialObject reduces an object to PartialObjectMetadata.
 func PartialObject(obj []byte) ([]byte, error) {
-	var head struct {
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	if err := json.Unmarshal(obj, &head); err != nil {
-		return nil, err
+	m, ok := memberValue(obj, "metadata")
+	if !ok {
+		var head struct {
+			Metadata json.RawMessage `json:"metadata"`
+		}
+		if err := json.Unmarshal(obj, &head); err != nil {
+			return nil, err
+		}
+		m = head.Metadata
 	}
 	var buf bytes.Buffer
 	buf.WriteString(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":`)
-	buf.Write(head.Metadata)
+	buf.Write(m)
 	buf.WriteString("}")
 	return buf.Bytes(), nil
 }

@@ -85,7 +85,7 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 	case FormatPartialProto:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
-			raw[i] = o.Served()
+			raw[i] = metadataObject(o.Served())
 		}
 		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
 		body, err := protobuf.Default().EncodeList(partialListGVK, lm, raw)

@@ -70,6 +70,68 @@ func typeMetaCuts(obj []byte) []watchcache.Span {
 	}
 }
 
+// memberValue returns the value of obj's top-level member key, the last
+// one should the key repeat (as JSON decoding keeps the last), or false
+// when obj is not a well-formed object or has no such member.
+func memberValue(obj []byte, key string) ([]byte, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, false
+	}
+	i++
+	var value []byte
+	found := false
+	for n := 0; ; n++ {
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return nil, false
+		}
+		if obj[i] == '}' {
+			return value, found
+		}
+		if n > 0 {
+			if obj[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(obj, i+1)
+		}
+		start := i
+		keyEnd := stringEnd(obj, i)
+		if keyEnd < 0 {
+			return nil, false
+		}
+		end := valueEnd(obj, keyEnd)
+		if end < 0 {
+			return nil, false
+		}
+		raw := obj[start+1 : keyEnd-1]
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			return nil, false // an escaped key: leave it to a JSON decoder
+		}
+		if string(raw) == key {
+			v := skipSpace(obj, keyEnd)
+			if v >= end || obj[v] != ':' {
+				return nil, false
+			}
+			value, found = bytes.TrimRight(obj[skipSpace(obj, v+1):end], " \t\r\n"), true
+		}
+		i = end
+	}
+}
+
+// metadataObject is obj cut down to its metadata: a PartialObjectMetadata
+// decodes from it without reading past the rest of the object.
+func metadataObject(obj []byte) []byte {
+	m, ok := memberValue(obj, "metadata")
+	if !ok {
+		return obj
+	}
+	b := make([]byte, 0, len(m)+14)
+	b = append(b, `{"metadata":`...)
+	b = append(b, m...)
+	return append(b, '}')
+}
+
 // writeCut writes obj without the spans cuts names.
 func writeCut(bw *bufferedWriter, obj []byte, cuts []watchcache.Span) {
 	at := 0

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	sigsjson "sigs.k8s.io/json"
 )
 
 // cut is in without its typeMetaCuts.
@@ -65,6 +67,46 @@ func FuzzTypeMetaCuts(f *testing.F) {
 		delete(obj, "kind")
 		if !reflect.DeepEqual(obj, cut) {
 			t.Fatalf("%q became %q", in, got)
+		}
+	})
+}
+
+// TestMetadataObject: a PartialObjectMetadata frame built from the cut
+// object is the one built from the whole object.
+func TestMetadataObject(t *testing.T) {
+	for _, obj := range []string{
+		`{"apiVersion":"v1","data":{"k":"a \"metadata\": {}"},"kind":"ConfigMap","metadata":{"labels":{"a":"b"},"name":"x","namespace":"n","resourceVersion":"7","uid":"u"}}`,
+		` { "metadata" : { "name" : "spaced" } , "spec" : [ 1 ] } `,
+		`{"metadata":{"name":"first"},"metadata":{"name":"last"}}`,
+		`{"spec":{}}`,
+	} {
+		want, werr := ProtoFrame(PartialGVK, "ADDED", []byte(obj))
+		got, gerr := ProtoFrame(PartialGVK, "ADDED", metadataObject([]byte(obj)))
+		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
+			t.Errorf("%s: frames differ (%v, %v)", obj, gerr, werr)
+		}
+	}
+}
+
+// FuzzMemberValue: the member found is the one a case-sensitive JSON
+// decoder keeps.
+func FuzzMemberValue(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"v1","metadata":{"name":"x"},"kind":"K"}`))
+	f.Add([]byte(`{"metadata":1,"metadata" : [ "a\"b" ] }`))
+	f.Add([]byte(`{"meta\u0064ata":{}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var head struct {
+			Metadata json.RawMessage `json:"metadata"`
+		}
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(in, &head); err != nil {
+			return
+		}
+		got, ok := memberValue(in, "metadata")
+		if !ok {
+			return // left to the decoder
+		}
+		if !bytes.Equal(got, head.Metadata) {
+			t.Fatalf("%q: got %q, want %q", in, got, head.Metadata)
 		}
 	})
 }

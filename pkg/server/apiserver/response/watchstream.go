@@ -191,7 +191,7 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		}
 		frame = JSONFrame(typ, p)
 	case FormatPartialProto:
-		frame, err = ProtoFrame(PartialGVK, typ, obj)
+		frame, err = ProtoFrame(PartialGVK, typ, metadataObject(obj))
 	}
 	if err != nil {
 		ws.err = err
