@@ -227,18 +227,25 @@ func (c *Cache) List(opts ListOptions) ListResult {
 }
 
 // ListAt is List of the objects as they were at rev, which the cache
-// can answer only while no event of its resource came after rev (and it
-// has seen everything up to rev): a paged listing then goes on from the
-// cache instead of from storage, as long as its resource stays unchanged.
+// can answer once it has seen everything up to rev, for as long as its
+// event log reaches back to rev: the objects changed since are taken as
+// they were before their first change. A paged listing then goes on from
+// the cache instead of from storage.
 func (c *Cache) ListAt(rev int64, opts ListOptions) (ListResult, bool) {
 	return c.list(opts, rev)
+}
+
+// canListAt reports whether the cache can answer for revision at; the
+// caller holds c.mu.
+func (c *Cache) canListAt(at int64) bool {
+	return c.revLocked() >= at && (c.lastRev <= at || c.logStart <= at)
 }
 
 // list is List, or ListAt when at is not zero.
 func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if at != 0 && (c.lastRev > at || c.revLocked() < at) {
+	if at != 0 && !c.canListAt(at) {
 		return ListResult{}, false
 	}
 	if c.keys == nil {
@@ -255,14 +262,20 @@ func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 		}
 		c.mu.Unlock()
 		c.mu.RLock()
-		if at != 0 && (c.lastRev > at || c.revLocked() < at) {
+		if at != 0 && !c.canListAt(at) {
 			return ListResult{}, false
+		}
+		if at != 0 && c.lastRev > at {
+			return c.listPast(opts, at), true
 		}
 		if c.keys == nil {
 			// The set changed again in between; an unsorted pass is
 			// still correct, just rarer than a rebuild.
 			return c.listUnsorted(opts, at), true
 		}
+	}
+	if at != 0 && c.lastRev > at {
+		return c.listPast(opts, at), true
 	}
 	res := ListResult{Revision: c.revLocked()}
 	if at != 0 {

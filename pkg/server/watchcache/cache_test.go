@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
@@ -202,9 +204,8 @@ func TestList(t *testing.T) {
 	})
 }
 
-// TestListAt: the cache answers for a past revision only while its
-// resource has had no event since, and not for a revision it has not
-// reached.
+// TestListAt: the cache answers for a past revision as things were then,
+// and not for a revision it has not reached.
 func TestListAt(t *testing.T) {
 	e := newEnv(t, watchcache.DefaultLimits, nil)
 	first, _ := e.put("a", "a1", "x")
@@ -213,14 +214,15 @@ func TestListAt(t *testing.T) {
 	other, _ := e.putIn(secrets, "a", "s", "x")
 	e.sync(other)
 	tests := []struct {
-		name   string
-		at     int64
-		wantOK bool
+		name     string
+		at       int64
+		wantOK   bool
+		wantMore bool
 	}{
-		{"before the last event", first, false},
-		{"at the last event", second, true},
-		{"after it, by another resource's write", other, true},
-		{"not reached yet", other + 1, false},
+		{"before the last event", first, true, false},
+		{"at the last event", second, true, true},
+		{"after it, by another resource's write", other, true, true},
+		{"not reached yet", other + 1, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,10 +233,80 @@ func TestListAt(t *testing.T) {
 			if !ok {
 				return
 			}
-			if got := names(res.Items); !slices.Equal(got, []string{"a/a1"}) || !res.More || res.Revision != tt.at {
-				t.Errorf("got %v, More %v, Revision %d; want [a/a1], More, Revision %d", got, res.More, res.Revision, tt.at)
+			if got := names(res.Items); !slices.Equal(got, []string{"a/a1"}) || res.More != tt.wantMore || res.Revision != tt.at {
+				t.Errorf("got %v, More %v, Revision %d; want [a/a1], More %v, Revision %d", got, res.More, res.Revision, tt.wantMore, tt.at)
 			}
 		})
+	}
+}
+
+// TestListAtMatchesStorage: after random creates, updates and deletes,
+// every page the cache gives for a past revision is the page storage
+// gives at that revision, as long as the log reaches back to it.
+func TestListAtMatchesStorage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	e := newEnv(t, watchcache.Limits{MaxEvents: 200, MaxBytes: 1 << 20, WatchBuffer: 1024}, nil)
+	var revs []int64
+	for range 300 {
+		name := fmt.Sprintf("cm%02d", rng.IntN(40))
+		ns := []string{"a", "b"}[rng.IntN(2)]
+		var rev int64
+		if rng.IntN(4) == 0 {
+			if rev = e.delIfPresent(ns, name); rev == 0 {
+				continue
+			}
+		} else {
+			rev, _ = e.put(ns, name, []string{"x", "y"}[rng.IntN(2)])
+		}
+		revs = append(revs, rev)
+	}
+	e.sync(revs[len(revs)-1])
+	checked := 0
+	for _, at := range revs {
+		for _, ns := range []string{"", "a"} {
+			for _, limit := range []int{0, 3} {
+				prefix := registry.PrefixFor(configMaps)
+				if ns != "" {
+					prefix += ns + "/"
+				}
+				st, err := e.mem.List(e.ctx, prefix, storage.ListOptions{Revision: at})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []string
+				for _, kv := range st.Items {
+					want = append(want, fmt.Sprintf("%s@%d", kv.Key, kv.Revision))
+				}
+				var got []string
+				opts := watchcache.ListOptions{Namespace: ns, Limit: limit}
+				page, ok := e.cache.ListAt(at, opts)
+				if !ok {
+					continue // the log no longer reaches back
+				}
+				for {
+					for _, o := range page.Items {
+						got = append(got, fmt.Sprintf("%s@%d", o.Key, o.Revision))
+					}
+					if !page.More {
+						break
+					}
+					if rest := int64(len(want) - len(got)); page.Remaining != rest {
+						t.Fatalf("at %d in %q: Remaining %d, want %d", at, ns, page.Remaining, rest)
+					}
+					opts.After = page.Items[len(page.Items)-1].Key
+					if page, ok = e.cache.ListAt(at, opts); !ok {
+						t.Fatalf("at %d: a later page is refused", at)
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("at %d in %q, limit %d:\n got %v\nwant %v", at, ns, limit, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d listings checked", checked)
 	}
 }
 

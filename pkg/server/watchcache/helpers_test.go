@@ -133,6 +133,20 @@ func (e *env) del(ns, name string) int64 {
 	return rev
 }
 
+// delIfPresent deletes the ConfigMap if it exists and returns the
+// delete's revision, or 0.
+func (e *env) delIfPresent(ns, name string) int64 {
+	e.t.Helper()
+	_, rev, err := e.mem.Delete(e.ctx, key(configMaps, ns, name), 0)
+	if errors.Is(err, storage.ErrNotFound) {
+		return 0
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rev
+}
+
 // sync waits until the cache has applied rev.
 func (e *env) sync(rev int64) {
 	e.t.Helper()

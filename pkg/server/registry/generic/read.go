@@ -78,10 +78,10 @@ type ListMeta struct {
 }
 
 // List reads one page of res's objects in ns (every namespace when
-// empty). First pages come from the cache; continued pages too while the
-// resource has not changed since the listing started, otherwise from
-// storage at the revision the listing started at, as exact-revision reads
-// do.
+// empty). First pages come from the cache; continued pages too, as the
+// objects were at the revision the listing started at, while the cache's
+// event log reaches back to it; otherwise from storage at that revision,
+// as exact-revision reads do.
 func (s *Store) List(ctx context.Context, res *registry.Resource, ns string, opts ListOptions) ([]*watchcache.Object, ListMeta, error) {
 	prefix := res.NamespacePrefix(ns)
 	match := servedMatch(res, opts.Match)
