@@ -90,12 +90,22 @@ func (s *Store) List(ctx context.Context, res *registry.Resource, ns string, opt
 		if err != nil {
 			return nil, ListMeta{}, apierror.From(err, res.GroupResource(), "")
 		}
+		cont := storage.ListOptions{Revision: rev, Continue: opts.Continue}
 		if c, err := s.cacheFor(res); err == nil {
+			// The token expires with storage's history, as
+			// kube-apiserver's does: a listing storage could no longer
+			// continue is 410 Gone from the cache too. Reading one
+			// item tells.
+			probe := cont
+			probe.Limit = 1
+			if _, err := s.storage.List(ctx, prefix, probe); err != nil {
+				return nil, ListMeta{}, apierror.From(err, res.GroupResource(), "")
+			}
 			if page, ok := c.ListAt(rev, watchcache.ListOptions{Namespace: namespaceOf(res, ns), After: after, Limit: opts.Limit, Match: match}); ok {
 				return servedPage(res, prefix, page, match)
 			}
 		}
-		return s.listStorage(ctx, res, prefix, storage.ListOptions{Revision: rev, Continue: opts.Continue}, opts.Limit, match)
+		return s.listStorage(ctx, res, prefix, cont, opts.Limit, match)
 	}
 	if opts.Exact > 0 {
 		return s.listStorage(ctx, res, prefix, storage.ListOptions{Revision: opts.Exact}, opts.Limit, match)
