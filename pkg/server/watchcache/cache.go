@@ -281,14 +281,7 @@ func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 	if at != 0 {
 		res.Revision = at
 	}
-	start := c.prefix
-	if opts.Namespace != "" {
-		start += opts.Namespace + "/"
-	}
-	end := start
-	if opts.After > start {
-		start = opts.After + "\x00"
-	}
+	start, end := c.bounds(opts)
 	i := sort.SearchStrings(c.keys, start)
 	for ; i < len(c.keys); i++ {
 		k := c.keys[i]
@@ -309,6 +302,20 @@ func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 		res.Items = append(res.Items, o)
 	}
 	return res, true
+}
+
+// bounds are where a listing's keys start (past opts.After) and the
+// prefix they all share (the resource's, or its namespace's).
+func (c *Cache) bounds(opts ListOptions) (start, prefix string) {
+	prefix = c.prefix
+	if opts.Namespace != "" {
+		prefix += opts.Namespace + "/"
+	}
+	start = prefix
+	if opts.After > start {
+		start = opts.After + "\x00"
+	}
+	return start, prefix
 }
 
 func (c *Cache) listUnsorted(opts ListOptions, at int64) ListResult {

@@ -41,14 +41,7 @@ func (c *Cache) listPast(opts ListOptions, at int64) ListResult {
 		}
 	}
 	slices.Sort(deleted)
-	start := c.prefix
-	if opts.Namespace != "" {
-		start += opts.Namespace + "/"
-	}
-	end := start
-	if opts.After > start {
-		start = opts.After + "\x00"
-	}
+	start, end := c.bounds(opts)
 	i, _ := slices.BinarySearch(current, start)
 	j, _ := slices.BinarySearch(deleted, start)
 	next := func() (string, bool) {
