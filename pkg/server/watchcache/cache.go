@@ -245,9 +245,6 @@ func (c *Cache) canListAt(at int64) bool {
 func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if at != 0 && !c.canListAt(at) {
-		return ListResult{}, false
-	}
 	if c.keys == nil {
 		// Upgrade: rebuilding the key order needs the write lock.
 		c.mu.RUnlock()
@@ -262,20 +259,19 @@ func (c *Cache) list(opts ListOptions, at int64) (ListResult, bool) {
 		}
 		c.mu.Unlock()
 		c.mu.RLock()
-		if at != 0 && !c.canListAt(at) {
+	}
+	if at != 0 {
+		if !c.canListAt(at) {
 			return ListResult{}, false
 		}
-		if at != 0 && c.lastRev > at {
+		if c.lastRev > at {
 			return c.listPast(opts, at), true
 		}
-		if c.keys == nil {
-			// The set changed again in between; an unsorted pass is
-			// still correct, just rarer than a rebuild.
-			return c.listUnsorted(opts, at), true
-		}
 	}
-	if at != 0 && c.lastRev > at {
-		return c.listPast(opts, at), true
+	if c.keys == nil {
+		// The set changed again since the upgrade; an unsorted pass is
+		// still correct, just rarer than a rebuild.
+		return c.listUnsorted(opts, at), true
 	}
 	res := ListResult{Revision: c.revLocked()}
 	if at != 0 {
