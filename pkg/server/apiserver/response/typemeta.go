@@ -6,16 +6,64 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
+// member is one top-level member of a JSON object: its raw key (between
+// the quotes, escapes as written), where it starts, where its value
+// starts, and where it ends (at the ',' or '}' after it); comma is the
+// offset of the comma before it, -1 for the first.
+type member struct {
+	key                      []byte
+	start, value, end, comma int
+}
+
+// eachMember calls f with each top-level member of obj, in order, and
+// reports whether obj is a well-formed object (f may have been called
+// for some members of one that is not).
+func eachMember(obj []byte, f func(member)) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i++
+	comma := -1
+	for n := 0; ; n++ {
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return false
+		}
+		if obj[i] == '}' {
+			return true
+		}
+		if n > 0 {
+			if obj[i] != ',' {
+				return false
+			}
+			comma = i
+			i = skipSpace(obj, i+1)
+		}
+		start := i
+		keyEnd := stringEnd(obj, i)
+		if keyEnd < 0 {
+			return false
+		}
+		end := valueEnd(obj, keyEnd)
+		if end < 0 {
+			return false
+		}
+		colon := skipSpace(obj, keyEnd)
+		if colon >= end || obj[colon] != ':' {
+			return false
+		}
+		f(member{key: obj[start+1 : keyEnd-1], start: start, value: skipSpace(obj, colon+1), end: end, comma: comma})
+		i = end
+	}
+}
+
 // typeMetaCuts finds the spans of obj, a JSON object, to leave out so
 // that its top-level apiVersion and kind are gone, each with the comma
 // that joined it to its neighbours, as kube-apiserver writes the items of
 // a built-in kind's list. Spans are in order and do not touch. Anything
 // but a well-formed object has none.
 func typeMetaCuts(obj []byte) []watchcache.Span {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return nil
-	}
 	var cuts []watchcache.Span
 	cut := func(c watchcache.Span) {
 		if n := len(cuts); n > 0 && cuts[n-1].End >= c.Start {
@@ -24,99 +72,48 @@ func typeMetaCuts(obj []byte) []watchcache.Span {
 		}
 		cuts = append(cuts, c)
 	}
-	i++
-	prevComma := -1 // the comma before the current member
-	kept := false   // a member before the current one stays
-	for n := 0; ; n++ {
-		i = skipSpace(obj, i)
-		if i >= len(obj) {
-			return nil
-		}
-		if obj[i] == '}' {
-			return cuts
-		}
-		if n > 0 {
-			if obj[i] != ',' {
-				return nil
-			}
-			prevComma = i
-			i = skipSpace(obj, i+1)
-		}
-		start := i
-		keyEnd := stringEnd(obj, i)
-		if keyEnd < 0 {
-			return nil
-		}
-		end := valueEnd(obj, keyEnd)
-		if end < 0 {
-			return nil
-		}
-		switch string(obj[start:keyEnd]) {
-		case `"apiVersion"`, `"kind"`:
+	kept := false // a member before the current one stays
+	ok := eachMember(obj, func(m member) {
+		switch string(m.key) {
+		case "apiVersion", "kind":
 			switch {
 			case kept:
 				// The comma before goes with it.
-				cut(watchcache.Span{Start: prevComma, End: end})
-			case obj[end] == ',':
+				cut(watchcache.Span{Start: m.comma, End: m.end})
+			case obj[m.end] == ',':
 				// Nothing before it stays: it takes the comma after.
-				cut(watchcache.Span{Start: start, End: end + 1})
+				cut(watchcache.Span{Start: m.start, End: m.end + 1})
 			default:
-				cut(watchcache.Span{Start: start, End: end})
+				cut(watchcache.Span{Start: m.start, End: m.end})
 			}
 		default:
 			kept = true
 		}
-		i = end
+	})
+	if !ok {
+		return nil
 	}
+	return cuts
 }
 
 // memberValue returns the value of obj's top-level member key, the last
 // one should the key repeat (as JSON decoding keeps the last), or false
 // when obj is not a well-formed object or has no such member.
 func memberValue(obj []byte, key string) ([]byte, bool) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
+	var value []byte
+	found, escaped := false, false
+	ok := eachMember(obj, func(m member) {
+		if bytes.IndexByte(m.key, '\\') >= 0 {
+			escaped = true // an escaped key: leave it to a JSON decoder
+		}
+		if string(m.key) == key {
+			value, found = bytes.TrimRight(obj[m.value:m.end], " \t\r\n"), true
+		}
+	})
+	if !ok || escaped {
 		return nil, false
 	}
-	i++
-	var value []byte
-	found := false
-	for n := 0; ; n++ {
-		i = skipSpace(obj, i)
-		if i >= len(obj) {
-			return nil, false
-		}
-		if obj[i] == '}' {
-			return value, found
-		}
-		if n > 0 {
-			if obj[i] != ',' {
-				return nil, false
-			}
-			i = skipSpace(obj, i+1)
-		}
-		start := i
-		keyEnd := stringEnd(obj, i)
-		if keyEnd < 0 {
-			return nil, false
-		}
-		end := valueEnd(obj, keyEnd)
-		if end < 0 {
-			return nil, false
-		}
-		raw := obj[start+1 : keyEnd-1]
-		if bytes.IndexByte(raw, '\\') >= 0 {
-			return nil, false // an escaped key: leave it to a JSON decoder
-		}
-		if string(raw) == key {
-			v := skipSpace(obj, keyEnd)
-			if v >= end || obj[v] != ':' {
-				return nil, false
-			}
-			value, found = bytes.TrimRight(obj[skipSpace(obj, v+1):end], " \t\r\n"), true
-		}
-		i = end
-	}
+	return value, found
 }
 
 // metadataObject is obj cut down to its metadata: a PartialObjectMetadata
