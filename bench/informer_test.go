@@ -27,10 +27,13 @@ import (
 // (setpoint server --storage memory) so its memory is not counted.
 // Run with -benchtime 1x: each op syncs once per implementation.
 //
-// The "managedFields" cases hold objects as kube-apiserver writes them:
-// with a managedFields entry recording the writer (Setpoint's server does
-// not track field managers yet, so the bench writes the entry itself).
-// Setpoint's cache drops managedFields by default; client-go keeps them.
+// The "managedFields" cases hold objects with a managedFields entry
+// recording the writer, as kube-apiserver writes them (the bench writes
+// the entry itself, so both servers would hold the same one). Setpoint's
+// cache drops managedFields by default; client-go keeps them.
+//
+// The "compact" cases run Setpoint's informer with Compact on: objects
+// kept encoded and decoded on each read.
 //
 // client-go's clientset asks for JSON unless told otherwise, and that is
 // what the plain cases compare; the "client-go-protobuf" case sets its
@@ -44,13 +47,20 @@ func BenchmarkInformerSync(b *testing.B) {
 		n             int
 		managedFields bool
 		clientGoProto bool
-	}{{10_000, false, false}, {10_000, true, false}, {100_000, false, false}, {100_000, true, false}, {100_000, false, true}} {
+		compact       bool
+	}{
+		{10_000, false, false, false}, {10_000, true, false, false}, {10_000, false, false, true},
+		{100_000, false, false, false}, {100_000, true, false, false}, {100_000, false, true, false}, {100_000, false, false, true},
+	} {
 		name := fmt.Sprintf("n%d", tc.n)
 		if tc.managedFields {
 			name += "-managedFields"
 		}
 		if tc.clientGoProto {
 			name += "-client-go-protobuf"
+		}
+		if tc.compact {
+			name += "-compact"
 		}
 		b.Run(name, func(b *testing.B) {
 			cfg := informerServer(b, tc.n, tc.managedFields)
@@ -62,7 +72,7 @@ func BenchmarkInformerSync(b *testing.B) {
 			for range b.N {
 				// client-go first, then Setpoint, alternating per op.
 				sums[0].add(measureSync(b, func(ctx context.Context) func() bool { return clientGoInformer(b, ctx, goCfg) }))
-				sums[1].add(measureSync(b, func(ctx context.Context) func() bool { return setpointInformer(b, ctx, cfg) }))
+				sums[1].add(measureSync(b, func(ctx context.Context) func() bool { return setpointInformer(b, ctx, cfg, tc.compact) }))
 			}
 			nf := float64(b.N)
 			b.ReportMetric(sums[0].heapMB/nf, "client-go-heap-MB")
@@ -141,7 +151,7 @@ func clientGoInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func(
 	return func() bool { return inf.HasSynced() && len(inf.GetStore().ListKeys()) >= 0 }
 }
 
-func setpointInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func() bool {
+func setpointInformer(b *testing.B, ctx context.Context, cfg *rest.Config, compact bool) func() bool {
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -150,7 +160,7 @@ func setpointInformer(b *testing.B, ctx context.Context, cfg *rest.Config) func(
 	if err != nil {
 		b.Fatal(err)
 	}
-	inf := cache.NewInformer[*corev1.ConfigMap](lw, cache.InformerOptions[*corev1.ConfigMap]{})
+	inf := cache.NewInformer[*corev1.ConfigMap](lw, cache.InformerOptions[*corev1.ConfigMap]{Compact: compact})
 	if _, err := inf.AddHandler(cache.HandlerFuncs[*corev1.ConfigMap]{}, cache.HandlerOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}

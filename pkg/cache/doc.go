@@ -16,6 +16,10 @@
 // first). InformerOptions.CheckMutations turns on a checked mode for
 // tests that catches offenders.
 //
+// A compact informer (InformerOptions.Compact) keeps objects encoded
+// instead, at about half the memory, and decodes one on every read: each
+// reader gets a copy of its own, and each read costs a decode.
+//
 // Memory: managedFields are dropped before caching unless asked for, and
 // a relist is applied into the Store as it arrives (each object replaces
 // its predecessor, and the end of the listing drops what it did not

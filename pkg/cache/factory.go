@@ -59,9 +59,12 @@ type FactoryOptions struct {
 	DisableWatchList  bool
 	CheckMutations    bool
 	OnMutation        func(error)
-	Registerer        prometheus.Registerer
-	Clock             Clock
-	Logger            *slog.Logger
+	// Compact keeps every informer's objects encoded (see
+	// InformerOptions.Compact).
+	Compact    bool
+	Registerer prometheus.Registerer
+	Clock      Clock
+	Logger     *slog.Logger
 	// Transforms rewrite the objects of a kind before they are cached,
 	// as ReflectorOptions.Transform does, for every informer of that
 	// kind but the metadata-only ones: a program that reads a few fields
@@ -133,6 +136,7 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 		ResyncPeriod:   f.opts.ResyncPeriod,
 		CheckMutations: f.opts.CheckMutations,
 		OnMutation:     f.opts.OnMutation,
+		Compact:        f.opts.Compact,
 		Registerer:     f.opts.Registerer,
 	})
 	f.informers[src] = inf

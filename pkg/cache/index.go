@@ -73,7 +73,7 @@ func (s *Store[T]) AddIndexers(indexers map[string]IndexFunc[T]) error {
 		s.indexers[name] = f
 		ix := index{}
 		for key, e := range s.items {
-			ix.add(key, f(e.obj))
+			ix.add(key, f(s.value(e)))
 		}
 		s.indices[name] = ix
 	}
@@ -91,7 +91,7 @@ func (s *Store[T]) ByIndex(name, value string) ([]T, error) {
 	set := ix[value]
 	out := make([]T, 0, len(set))
 	for key := range set {
-		out = append(out, s.items[key].obj)
+		out = append(out, s.value(s.items[key]))
 	}
 	return out, nil
 }

@@ -54,6 +54,10 @@ type InformerOptions[T Object] struct {
 	CheckMutations bool
 	// OnMutation receives what checked mode finds; nil panics.
 	OnMutation func(error)
+	// Compact keeps the store's objects encoded and decodes them on
+	// each read (see StoreOptions.Compact): about half the memory, a
+	// decode per read, and every reader gets a copy of its own.
+	Compact bool
 	// Registerer, if set, gets the informer_handler_pending gauge while
 	// the informer runs. Informers sharing a Registerer need distinct
 	// names.
@@ -75,6 +79,7 @@ func NewInformer[T Object](lw ListerWatcher, opts InformerOptions[T]) *Informer[
 		syncedCh: make(chan struct{}),
 		store: NewStore(StoreOptions[T]{
 			Indexers: opts.Indexers, CheckMutations: opts.CheckMutations, OnMutation: opts.OnMutation,
+			Compact: opts.Compact,
 		}),
 	}
 	i.reflector = NewReflector(lw, i.apply, opts.ReflectorOptions)
@@ -145,6 +150,10 @@ func (i *Informer[T]) LastError() error { return i.reflector.LastError() }
 
 // Lister reads the informer's store.
 func (i *Informer[T]) Lister() Lister[T] { return NewLister[T](i.store) }
+
+// Compact reports whether the informer keeps its objects encoded: each
+// read then returns an object of the reader's own, which it may modify.
+func (i *Informer[T]) Compact() bool { return i.opts.Compact }
 
 // Indexer is the informer's store, read-only.
 func (i *Informer[T]) Indexer() Indexer[T] { return i.store }

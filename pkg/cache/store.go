@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"sync"
 )
 
@@ -10,6 +11,9 @@ import (
 // metadata of different objects (labels, annotations, owner references,
 // finalizers, namespace) is one value in memory (see sharer), so a
 // modification could even show in other objects.
+//
+// A compact Store (StoreOptions.Compact) keeps encodings instead and
+// decodes on every read: readers get objects of their own.
 //
 // An Informer owns its Store and is its only writer; Upsert and Delete
 // are for stores used on their own (in tests, say).
@@ -23,10 +27,12 @@ type Store[T Object] struct {
 	gen     uint64
 	checker *mutationChecker
 	share   *sharer
+	codec   *codec[T] // compact stores only
 }
 
 type entry[T Object] struct {
 	obj T
+	raw []byte // a compact store's encoding of the object, which obj then is not
 	gen uint64
 	sum uint64 // checked mode: the object's hash when it was stored
 }
@@ -47,6 +53,15 @@ type StoreOptions[T Object] struct {
 	CheckMutations bool
 	// OnMutation receives mutations found in checked mode; nil panics.
 	OnMutation func(error)
+	// Compact keeps each object encoded (protobuf for the kinds that
+	// have it, JSON for others), at about half the memory of the decoded
+	// object, and decodes it on every read, so each read returns an
+	// object of the caller's own: it costs a decode per object read
+	// (and per update, for the handlers' old state) instead of a shared
+	// pointer. For caches that hold many objects and are read little,
+	// or read by a client that copies anyway. CheckMutations has nothing
+	// to check then and is ignored.
+	Compact bool
 }
 
 // NewStore returns an empty store.
@@ -57,7 +72,10 @@ func NewStore[T Object](opts StoreOptions[T]) *Store[T] {
 		indices:  map[string]index{NamespaceIndex: {}},
 		share:    newSharer(),
 	}
-	if opts.CheckMutations {
+	switch {
+	case opts.Compact:
+		s.codec = &codec[T]{}
+	case opts.CheckMutations:
 		s.checker = newMutationChecker(opts.OnMutation)
 	}
 	for name, f := range opts.Indexers {
@@ -72,7 +90,15 @@ func (s *Store[T]) Get(key string) (T, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.items[key]
-	return e.obj, ok
+	return s.value(e), ok
+}
+
+// value is e's object, decoded if the store keeps it encoded.
+func (s *Store[T]) value(e entry[T]) T {
+	if e.raw != nil {
+		return s.codec.decode(e.raw)
+	}
+	return e.obj
 }
 
 // List returns every object, in no particular order.
@@ -81,7 +107,7 @@ func (s *Store[T]) List() []T {
 	defer s.mu.RUnlock()
 	out := make([]T, 0, len(s.items))
 	for _, e := range s.items {
-		out = append(out, e.obj)
+		out = append(out, s.value(e))
 	}
 	return out
 }
@@ -124,43 +150,68 @@ func (s *Store[T]) Verify() {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for key, e := range s.items {
-		s.checker.check(key, e.obj, e.sum, "in the store")
+		if e.raw == nil {
+			s.checker.check(key, e.obj, e.sum, "in the store")
+		}
 	}
 }
 
 // upsert stores obj and stamps it with the current listing. An object
-// with the same non-empty resourceVersion as the one held is the same
-// object: the held one stays, so a relist of unchanged objects allocates
-// nothing that lives on and changes nothing a reader holds; same is true
-// then.
+// with the same non-empty resourceVersion as the one held (in a compact
+// store: the same encoding) is the same object: the held one stays, so a
+// relist of unchanged objects allocates nothing that lives on and changes
+// nothing a reader holds; same is true then, and old and cur are obj in
+// a compact store, which does not decode what it will not report.
 func (s *Store[T]) upsert(key string, obj T) (old, cur stored[T], existed, same bool) {
 	var sum uint64
-	if s.checker != nil {
+	var raw []byte
+	switch {
+	case s.codec != nil:
+		raw, _ = s.codec.encode(obj)
+	case s.checker != nil:
 		sum = s.checker.sum(obj)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, existed := s.items[key]
 	if existed {
-		old = stored[T]{e.obj, e.sum}
 		if s.checker != nil {
 			s.checker.check(key, e.obj, e.sum, "in the store")
 		}
-		if rv := obj.GetResourceVersion(); rv != "" && rv == e.obj.GetResourceVersion() {
+		switch {
+		case e.raw != nil && bytes.Equal(raw, e.raw):
 			e.gen = s.gen
 			s.items[key] = e
+			cur = stored[T]{obj: obj}
+			return cur, cur, true, true
+		case e.raw == nil && raw == nil && sameVersion(obj, e.obj):
+			e.gen = s.gen
+			s.items[key] = e
+			old = stored[T]{e.obj, e.sum}
 			return old, old, true, true
 		}
+		old = stored[T]{s.value(e), e.sum}
 	}
-	s.share.take(obj)
-	s.items[key] = entry[T]{obj: obj, gen: s.gen, sum: sum}
+	ne := entry[T]{raw: raw, gen: s.gen, sum: sum}
+	if raw == nil {
+		ne.obj = obj
+		s.share.take(obj)
+	}
+	s.items[key] = ne
 	if existed {
-		s.share.release(e.obj)
-		s.reindex(key, &e.obj, &obj)
+		if e.raw == nil {
+			s.share.release(e.obj)
+		}
+		s.reindex(key, &old.obj, &obj)
 	} else {
 		s.reindex(key, nil, &obj)
 	}
 	return old, stored[T]{obj, sum}, existed, false
+}
+
+func sameVersion[T Object](a, b T) bool {
+	rv := a.GetResourceVersion()
+	return rv != "" && rv == b.GetResourceVersion()
 }
 
 func (s *Store[T]) delete(key string) (old stored[T], existed bool) {
@@ -174,9 +225,19 @@ func (s *Store[T]) delete(key string) (old stored[T], existed bool) {
 		s.checker.check(key, e.obj, e.sum, "in the store")
 	}
 	delete(s.items, key)
-	s.reindex(key, &e.obj, nil)
-	s.share.release(e.obj)
-	return stored[T]{e.obj, e.sum}, true
+	last := s.drop(key, e)
+	return stored[T]{last, e.sum}, true
+}
+
+// drop unindexes e, which has left the store under key, and returns its
+// object.
+func (s *Store[T]) drop(key string, e entry[T]) T {
+	obj := s.value(e)
+	s.reindex(key, &obj, nil)
+	if e.raw == nil {
+		s.share.release(obj)
+	}
+	return obj
 }
 
 // beginListing starts a listing; upserts from now on belong to it.
@@ -200,9 +261,7 @@ func (s *Store[T]) endListing(gone func(key string, last stored[T])) {
 			s.checker.check(key, e.obj, e.sum, "in the store")
 		}
 		delete(s.items, key)
-		s.reindex(key, &e.obj, nil)
-		s.share.release(e.obj)
-		gone(key, stored[T]{e.obj, e.sum})
+		gone(key, stored[T]{s.drop(key, e), e.sum})
 	}
 }
 
@@ -218,7 +277,7 @@ func (s *Store[T]) snapshot() []keyed[T] {
 	defer s.mu.RUnlock()
 	out := make([]keyed[T], 0, len(s.items))
 	for key, e := range s.items {
-		out = append(out, keyed[T]{key, stored[T]{e.obj, e.sum}})
+		out = append(out, keyed[T]{key, stored[T]{s.value(e), e.sum}})
 	}
 	return out
 }

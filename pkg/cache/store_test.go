@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -24,9 +25,17 @@ func names(objs []*corev1.ConfigMap) []string {
 	return out
 }
 
-func testStore(t *testing.T) *Store[*corev1.ConfigMap] {
+// forms runs f on a store of each form: objects as they are, and
+// compact (encoded).
+func forms(t *testing.T, f func(t *testing.T, compact bool)) {
+	for _, compact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) { f(t, compact) })
+	}
+}
+
+func testStore(t *testing.T, compact bool) *Store[*corev1.ConfigMap] {
 	t.Helper()
-	s := NewStore(StoreOptions[*corev1.ConfigMap]{Indexers: map[string]IndexFunc[*corev1.ConfigMap]{
+	s := NewStore(StoreOptions[*corev1.ConfigMap]{Compact: compact, Indexers: map[string]IndexFunc[*corev1.ConfigMap]{
 		"app": func(c *corev1.ConfigMap) []string {
 			if v, ok := c.Labels["app"]; ok {
 				return []string{v}
@@ -45,8 +54,10 @@ func testStore(t *testing.T) *Store[*corev1.ConfigMap] {
 	return s
 }
 
-func TestStoreIndexes(t *testing.T) {
-	s := testStore(t)
+func TestStoreIndexes(t *testing.T) { forms(t, testStoreIndexes) }
+
+func testStoreIndexes(t *testing.T, compact bool) {
+	s := testStore(t, compact)
 	tests := []struct {
 		index, value string
 		want         []string
@@ -93,8 +104,10 @@ func TestStoreIndexes(t *testing.T) {
 	}
 }
 
-func TestLister(t *testing.T) {
-	l := NewLister[*corev1.ConfigMap](testStore(t))
+func TestLister(t *testing.T) { forms(t, testLister) }
+
+func testLister(t *testing.T, compact bool) {
+	l := NewLister[*corev1.ConfigMap](testStore(t, compact))
 	sel := func(s string) labels.Selector {
 		sel, err := labels.Parse(s)
 		if err != nil {
@@ -132,8 +145,10 @@ func TestLister(t *testing.T) {
 	}
 }
 
-func TestStoreListingDropsUnlisted(t *testing.T) {
-	s := testStore(t)
+func TestStoreListingDropsUnlisted(t *testing.T) { forms(t, testStoreListingDropsUnlisted) }
+
+func testStoreListingDropsUnlisted(t *testing.T, compact bool) {
+	s := testStore(t, compact)
 	s.beginListing()
 	s.upsert("a/x", labelled("a", "x", map[string]string{"app": "web"}))
 	s.upsert("c/new", cm("c", "new", "1"))

@@ -41,7 +41,7 @@ func (c *cachedClient) Get(ctx context.Context, key types.NamespacedName, obj cl
 	if !ok {
 		return client.NewNotFound(c.resource(gvk), key.Name)
 	}
-	return copyInto(cached, obj)
+	return copyInto(cached, obj, inf.Compact())
 }
 
 // List reads the objects opts select from the cache. Label selectors
@@ -84,7 +84,7 @@ func (c *cachedClient) List(ctx context.Context, list client.ObjectList, opts ..
 			if !fsel.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
 				continue
 			}
-			item, err := c.itemFor(list, obj)
+			item, err := c.itemFor(list, obj, inf.Compact())
 			if err != nil {
 				return err
 			}
@@ -148,15 +148,19 @@ func (c *cachedClient) resource(gvk schema.GroupVersionKind) schema.GroupResourc
 	return schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}
 }
 
-// itemFor is a copy of cached in the item type of list.
-func (c *cachedClient) itemFor(list client.ObjectList, cached cache.Object) (runtime.Object, error) {
+// itemFor is a copy of cached in the item type of list; owned says
+// cached is the caller's already (a compact cache's read).
+func (c *cachedClient) itemFor(list client.ObjectList, cached cache.Object, owned bool) (runtime.Object, error) {
 	switch list.(type) {
 	case *unstructured.UnstructuredList:
 		u := &unstructured.Unstructured{}
-		return u, copyInto(cached, u)
+		return u, copyInto(cached, u, owned)
 	case *metav1.PartialObjectMetadataList:
 		p := &metav1.PartialObjectMetadata{}
-		return p, copyInto(cached, p)
+		return p, copyInto(cached, p, owned)
+	}
+	if owned {
+		return cached, nil
 	}
 	return cached.DeepCopyObject(), nil
 }
@@ -178,12 +182,18 @@ func storeKey(key types.NamespacedName) string {
 }
 
 // copyInto makes dst a deep copy of the cached src, converting between
-// typed, unstructured and metadata-only forms as needed.
-func copyInto(src cache.Object, dst client.Object) error {
+// typed, unstructured and metadata-only forms as needed. When owned, src
+// is the caller's already (a compact cache decodes each read) and dst may
+// take its parts without copying them.
+func copyInto(src cache.Object, dst client.Object, owned bool) error {
 	switch d := dst.(type) {
 	case *unstructured.Unstructured:
 		if u, ok := src.(*unstructured.Unstructured); ok {
-			d.Object = runtime.DeepCopyJSON(u.Object)
+			if owned {
+				d.Object = u.Object
+			} else {
+				d.Object = runtime.DeepCopyJSON(u.Object)
+			}
 			return nil
 		}
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(src)
@@ -197,7 +207,11 @@ func copyInto(src cache.Object, dst client.Object) error {
 		return nil
 	case *metav1.PartialObjectMetadata:
 		if p, ok := src.(*metav1.PartialObjectMetadata); ok {
-			p.DeepCopyInto(d)
+			if owned {
+				*d = *p
+			} else {
+				p.DeepCopyInto(d)
+			}
 			return nil
 		}
 		acc, err := meta.Accessor(src)
@@ -208,7 +222,10 @@ func copyInto(src cache.Object, dst client.Object) error {
 		d.ObjectMeta = *acc.(*metav1.ObjectMeta).DeepCopy()
 		return nil
 	}
-	cp := src.DeepCopyObject()
+	cp := runtime.Object(src)
+	if !owned {
+		cp = src.DeepCopyObject()
+	}
 	dv, sv := reflect.ValueOf(dst), reflect.ValueOf(cp)
 	if dv.Type() != sv.Type() {
 		return fmt.Errorf("manager: the cache holds %T, not %T", cp, dst)

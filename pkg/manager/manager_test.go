@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/internal/logtest"
+	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
@@ -160,12 +161,20 @@ func TestManagerEndToEnd(t *testing.T) {
 	}
 }
 
+// TestCachedClient reads through the manager's cache, in each of its
+// forms: shared decoded objects, and compact (encoded) ones.
 func TestCachedClient(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) { testCachedClient(t, compact) })
+	}
+}
+
+func testCachedClient(t *testing.T, compact bool) {
 	cfg := apiservertest.Start(t).Config
 	newCM(t, cfg, "a", "one", map[string]string{"app": "x"})
 	newCM(t, cfg, "a", "two", map[string]string{"app": "y"})
 	newCM(t, cfg, "b", "three", nil)
-	m, err := manager.New(cfg, manager.Options{Namespaces: []string{"a"}})
+	m, err := manager.New(cfg, manager.Options{Namespaces: []string{"a"}, Cache: cache.FactoryOptions{Compact: compact}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +225,13 @@ func TestCachedClient(t *testing.T) {
 		if fmt.Sprint(sorted(got)) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: List = %v, want %v", tt.name, got, tt.want)
 		}
+		for i := range list.Items {
+			list.Items[i].Labels = map[string]string{"app": "changed"}
+		}
+	}
+	var after corev1.ConfigMapList
+	if err := c.List(ctx, &after, client.MatchingLabels{"app": "y"}); err != nil || len(after.Items) != 1 {
+		t.Errorf("the cache changed with listed copies: %v %d", err, len(after.Items))
 	}
 	var u unstructured.Unstructured
 	u.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
