@@ -160,12 +160,14 @@ type Metrics struct {
 
 	// The vecs' children are looked up once per label set and kept here, so
 	// that recording a figure neither hashes label values nor allocates.
-	reqMu    sync.RWMutex
-	reqs     map[requestKey]*requestObservers
-	lrMu     sync.RWMutex
-	lrs      map[Request]*longRunningGauge
-	watchMu  sync.RWMutex
-	watchObs map[watchKey]*watchObservers
+	reqMu sync.RWMutex
+	reqs  map[requestKey]*requestObservers
+	lrMu  sync.RWMutex
+	lrs   map[Request]*longRunningGauge
+	// watchObs maps watchKey to *watchObservers. A sync.Map, because
+	// every event to every watcher reads it: an RWMutex's reader count
+	// is one cache line all cores write.
+	watchObs sync.Map
 }
 
 type requestKey struct {
@@ -235,10 +237,9 @@ func New() *Metrics {
 			Help:    "Watch event size distribution in bytes",
 			Buckets: watchEventSizeBuckets,
 		}, []string{"group", "version", "resource"}),
-		storage:  newStorageCollector(),
-		reqs:     make(map[requestKey]*requestObservers),
-		lrs:      make(map[Request]*longRunningGauge),
-		watchObs: make(map[watchKey]*watchObservers),
+		storage: newStorageCollector(),
+		reqs:    make(map[requestKey]*requestObservers),
+		lrs:     make(map[Request]*longRunningGauge),
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -383,28 +384,16 @@ func (m *Metrics) Dropped(kind string, r Request) {
 // (resource "configmaps", not kind "ConfigMap").
 func (m *Metrics) WatchEvent(group, version, resource string, size int) {
 	k := watchKey{group, version, resource}
-	m.watchMu.RLock()
-	o := m.watchObs[k]
-	m.watchMu.RUnlock()
-	if o == nil {
-		o = m.watchObservers(k)
+	v, ok := m.watchObs.Load(k)
+	if !ok {
+		v, _ = m.watchObs.LoadOrStore(k, &watchObservers{
+			events: m.watchEvents.WithLabelValues(k.group, k.version, k.resource),
+			sizes:  m.watchSizes.WithLabelValues(k.group, k.version, k.resource),
+		})
 	}
+	o := v.(*watchObservers)
 	o.events.Inc()
 	o.sizes.Observe(float64(size))
-}
-
-func (m *Metrics) watchObservers(k watchKey) *watchObservers {
-	m.watchMu.Lock()
-	defer m.watchMu.Unlock()
-	if o := m.watchObs[k]; o != nil {
-		return o
-	}
-	o := &watchObservers{
-		events: m.watchEvents.WithLabelValues(k.group, k.version, k.resource),
-		sizes:  m.watchSizes.WithLabelValues(k.group, k.version, k.resource),
-	}
-	m.watchObs[k] = o
-	return o
 }
 
 // SetStorageSource sets the callbacks that give the storage figures. They
