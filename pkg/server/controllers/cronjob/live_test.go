@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,7 +61,7 @@ func TestLive(t *testing.T) {
 	// The fake clock starts after the CronJobs were created, so that
 	// the next minute is after their creation.
 	fake := clock.NewFake(time.Now())
-	env.StartManager(t, func(m *manager.Manager) error {
+	m := env.StartManager(t, func(m *manager.Manager) error {
 		return cronjob.Setup(m, cronjob.Options{Clock: fake})
 	})
 
@@ -167,6 +168,22 @@ func TestLive(t *testing.T) {
 		})
 	}
 
+	// The first look at each CronJob queues it for its next time on the
+	// fake clock. Stepping the clock while a look is under way (it has
+	// read the time, its timer is not set yet) would set that timer a
+	// minute late, so the clock moves only once all four looks are done:
+	// the controller counts a requeue after it set the timer.
+	envtest.Eventually(t, "the first look at each CronJob", func() error {
+		n, err := requeues(m.Registry())
+		if err != nil {
+			return err
+		}
+		if n < 4 {
+			return fmt.Errorf("%v requeues, want 4", n)
+		}
+		return nil
+	})
+
 	// Minute 1: each starts a Job named after the minute, stamped with
 	// it, carrying the template's metadata.
 	m1 := tick()
@@ -247,4 +264,28 @@ func TestLive(t *testing.T) {
 	}, envtest.Within(time.Second))
 	fake.Step(even.Add(time.Second).Sub(now))
 	expect("moved", []string{name("moved", even)}, []string{name("moved", even)}, even)
+}
+
+// requeues is how many reconciles of the cronjob controller ended with a
+// requeue for later.
+func requeues(g prometheus.Gatherer) (float64, error) {
+	mfs, err := g.Gather()
+	if err != nil {
+		return 0, err
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["controller"] == "cronjob" && labels["result"] == "requeue_after" {
+				return m.GetCounter().GetValue(), nil
+			}
+		}
+	}
+	return 0, nil
 }
