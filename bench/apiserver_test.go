@@ -27,14 +27,15 @@ import (
 )
 
 // The API server benchmarks drive a server from outside with client-go,
-// as ../shared/perf's harness does: durable creates and 16 informers
-// syncing. By default they start `setpoint server` on its embedded bolt
-// store (fsync on) as a process of its own; with -apiserver-kubeconfig they measure
-// whatever server it names (kube-apiserver + etcd, say), and -apiserver-pids
-// lets them add that server's CPU time:
+// as ../shared/perf's harness does: durable creates, 16 informers
+// syncing, LISTs of 10,000 objects and a watch fan-out. By default they
+// start `setpoint server` on its embedded bolt store (fsync on) as a
+// process of its own; with -apiserver-kubeconfig they measure whatever
+// server it names (kube-apiserver + etcd, say), and -apiserver-pids lets
+// them add that server's CPU time:
 //
-//	go test -run '^$' -bench 'Creates|Informers16' -benchtime 1x
-//	go test -run '^$' -bench 'Creates|Informers16' -benchtime 1x \
+//	go test -run '^$' -bench 'Creates|Informers16|List10k|WatchFanout' -benchtime 1x
+//	go test -run '^$' -bench 'Creates|Informers16|List10k|WatchFanout' -benchtime 1x \
 //	    -apiserver-kubeconfig $K -apiserver-pids "$(cat $PIDFILE)"
 var (
 	kubeconfigFlag = flag.String("apiserver-kubeconfig", "", "measure the API server this kubeconfig names instead of starting setpoint server")
