@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
@@ -34,7 +35,12 @@ func validateMeta(u *unstructured.Unstructured, res *registry.Resource) field.Er
 	if res.NameIsLabel {
 		nameFn = apivalidation.NameIsDNSLabel
 	}
-	return apivalidation.ValidateObjectMetaAccessor(u, res.Namespaced, nameFn, field.NewPath("metadata"))
+	var meta metav1.Object = u
+	if res.Typed {
+		// Decoded through its Go type: its managedFields are well formed.
+		meta = metaView{u}
+	}
+	return apivalidation.ValidateObjectMetaAccessor(meta, res.Namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // storedBytes encodes an object for storage: without resourceVersion,
