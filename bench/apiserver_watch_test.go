@@ -208,28 +208,33 @@ func (w *benchWatch) read() {
 		at := time.Now()
 		if len(bytes.TrimSpace(line)) > 0 {
 			rev, perr := eventRevision(line)
-			w.mu.Lock()
-			if perr != nil {
-				w.err = perr
-			} else {
-				w.got = append(w.got, receipt{rev, at})
-				w.newest = max(w.newest, rev)
-			}
-			close(w.wake)
-			w.wake = make(chan struct{})
-			w.mu.Unlock()
+			w.update(func() {
+				if perr != nil {
+					w.err = perr
+				} else {
+					w.got = append(w.got, receipt{rev, at})
+					w.newest = max(w.newest, rev)
+				}
+			})
 		}
 		if err != nil {
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = fmt.Errorf("stream ended: %w", err)
-			}
-			close(w.wake)
-			w.wake = make(chan struct{})
-			w.mu.Unlock()
+			w.update(func() {
+				if w.err == nil {
+					w.err = fmt.Errorf("stream ended: %w", err)
+				}
+			})
 			return
 		}
 	}
+}
+
+// update changes the watch's state under its lock and wakes its waiters.
+func (w *benchWatch) update(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f()
+	close(w.wake)
+	w.wake = make(chan struct{})
 }
 
 func eventRevision(line []byte) (int64, error) {

@@ -3,7 +3,7 @@ package cache
 import (
 	"encoding/json"
 	"reflect"
-	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -34,11 +34,13 @@ type protoMessage interface {
 // leaves out) from the first object it encodes; an object that differs
 // from them is not encoded and the Store keeps it as it is.
 type codec[T Object] struct {
-	mu     sync.Mutex
-	typ    reflect.Type // the concrete type; a pointer type
-	gvk    schema.GroupVersionKind
-	proto  bool
-	learnt bool
+	kind atomic.Pointer[codecKind] // set once, by the first encode
+}
+
+type codecKind struct {
+	typ   reflect.Type // the concrete type; a pointer type
+	gvk   schema.GroupVersionKind
+	proto bool
 }
 
 // encode returns obj's encoding, or ok false when obj should be kept as
@@ -49,26 +51,22 @@ func (c *codec[T]) encode(obj T) (raw []byte, ok bool) {
 		return nil, false
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	c.mu.Lock()
-	if !c.learnt {
+	k := c.kind.Load()
+	if k == nil {
 		_, isProto := any(obj).(protoMessage)
-		c.typ, c.gvk, c.proto, c.learnt = typ, gvk, isProto, true
+		c.kind.CompareAndSwap(nil, &codecKind{typ: typ, gvk: gvk, proto: isProto})
+		k = c.kind.Load()
 	}
-	match, isProto := c.typ == typ && (c.gvk == gvk || !c.proto), c.proto
-	c.mu.Unlock()
-	if !match {
+	if k.typ != typ || (k.proto && k.gvk != gvk) {
 		return nil, false
 	}
 	var err error
-	if isProto {
+	if k.proto {
 		raw, err = any(obj).(protoMessage).Marshal()
 	} else {
 		raw, err = json.Marshal(obj)
 	}
-	if err != nil {
-		return nil, false
-	}
-	if len(raw) == 0 {
+	if err != nil || len(raw) == 0 {
 		// An empty encoding would read as "not encoded".
 		return nil, false
 	}
@@ -77,15 +75,13 @@ func (c *codec[T]) encode(obj T) (raw []byte, ok bool) {
 
 // decode returns a new object from raw, which encode returned.
 func (c *codec[T]) decode(raw []byte) T {
-	c.mu.Lock()
-	typ, gvk, isProto := c.typ, c.gvk, c.proto
-	c.mu.Unlock()
-	obj := reflect.New(typ.Elem()).Interface().(T)
+	k := c.kind.Load()
+	obj := reflect.New(k.typ.Elem()).Interface().(T)
 	var err error
-	if isProto {
+	if k.proto {
 		err = any(obj).(protoMessage).Unmarshal(raw)
-		if err == nil && !gvk.Empty() {
-			obj.GetObjectKind().SetGroupVersionKind(gvk)
+		if err == nil && !k.gvk.Empty() {
+			obj.GetObjectKind().SetGroupVersionKind(k.gvk)
 		}
 	} else {
 		// As the client decodes JSON: integers stay integers.
