@@ -37,7 +37,14 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 	if err != nil {
 		return err
 	}
-	return s.finishCompaction()
+	err = s.finishCompaction()
+	// The pages compaction freed are reusable once the checkpoint's pin
+	// moves past them: have the next checkpoint come at once.
+	select {
+	case s.flushNow <- struct{}{}:
+	default:
+	}
+	return err
 }
 
 // finishCompaction deletes what the recorded compaction made obsolete,

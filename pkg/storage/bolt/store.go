@@ -2,15 +2,19 @@
 // default: a single bbolt file under the server's data directory.
 //
 // Writes are durable when they return. Concurrent writers are grouped by
-// one writer goroutine into a single transaction and fsync, so throughput
-// grows with concurrency while each caller still waits for its own data to
-// reach the disk. Reads are bbolt snapshots and never block writes.
+// one writer goroutine into a single transaction, so throughput grows with
+// concurrency while each caller still waits for its own data to reach the
+// disk. A batch is made durable by one fdatasync of a write-ahead log
+// beside the file (<path>.wal); the bbolt file itself is synced at
+// checkpoints, once a second. Reads are bbolt snapshots and never block
+// writes.
 package bolt
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +75,21 @@ type Store struct {
 	compactMu sync.Mutex
 	// quota is the limit on usage(); 0 means none.
 	quota int64
+
+	// The write-ahead log and its checkpoints (checkpoint.go); log is
+	// nil with Options.NoSync. After Open only the writer goroutine
+	// touches these, flushLoop aside.
+	log          *wal
+	dbFile       *os.File // read at checkpoints for the meta pages
+	dbID         uint64
+	pin          *bbolt.Tx // nil outside pinned mode
+	mapSize      int64
+	broken       error // a log or sync failure: no write is safe after it
+	flushPending bool
+	flushReq     chan struct{}
+	flushNow     chan struct{}
+	flushed      chan struct{}
+	flusherDone  chan struct{}
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -78,28 +97,19 @@ var _ storage.Interface = (*Store)(nil)
 // Open opens or creates the store at path. Only one process may have a
 // path open at a time; a second Open waits up to Options.LockTimeout, then
 // fails with a *LockedError.
-func Open(path string, opts Options) (*Store, error) {
+func Open(path string, opts Options) (_ *Store, err error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout:        opts.LockTimeout,
-		NoSync:         opts.NoSync,
-		NoFreelistSync: true, // rebuilt at open; saves a write per commit
-		FreelistType:   bbolt.FreelistMapType,
-	})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, &LockedError{Path: path}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
-	}
 	s := &Store{
-		db:         db,
-		maxBatch:   opts.MaxBatch,
-		reqs:       make(chan *request),
-		closing:    make(chan struct{}),
-		writerDone: make(chan struct{}),
+		maxBatch:    opts.MaxBatch,
+		reqs:        make(chan *request),
+		closing:     make(chan struct{}),
+		writerDone:  make(chan struct{}),
+		flushReq:    make(chan struct{}, 1),
+		flushNow:    make(chan struct{}, 1),
+		flushed:     make(chan struct{}),
+		flusherDone: make(chan struct{}),
 	}
 	if s.maxBatch <= 0 {
 		s.maxBatch = 1024
@@ -110,9 +120,107 @@ func Open(path string, opts Options) (*Store, error) {
 	case opts.QuotaBytes > 0:
 		s.quota = opts.QuotaBytes
 	}
+	defer func() {
+		if err != nil {
+			s.closeFiles()
+		}
+	}()
+	var h walHeader
+	var restore bool
+	if !opts.NoSync {
+		// The log is locked before bbolt opens the file, because a
+		// restore writes into the file first.
+		if s.log, h, restore, err = openLog(path, opts.LockTimeout); err != nil {
+			return nil, err
+		}
+		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+			// A new database: whatever the log holds was another's.
+			restore = false
+		}
+		if restore = restore && h.restore; restore {
+			if err := restoreMetas(path, h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.mapSize = mapSizeFor(path, s.quota)
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:         opts.LockTimeout,
+		NoSync:          opts.NoSync,
+		NoFreelistSync:  true, // rebuilt at open; saves a write per commit
+		FreelistType:    bbolt.FreelistMapType,
+		InitialMmapSize: int(s.mapSize),
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, &LockedError{Path: path}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	// The map is far larger than the file (see checkpoint.go), and bbolt
+	// grows a file whose map is past its AllocSize by that much at a time.
+	db.AllocSize = growStep
+	s.db = db
 	s.chunkSize = chunkSizeFor(db.Info().PageSize)
+	if s.log != nil {
+		if err := s.openLogged(path, h, restore); err != nil {
+			return nil, err
+		}
+	}
+	rev, err := s.initialise()
+	if err != nil {
+		return nil, fmt.Errorf("bolt: initialise %s: %w", path, err)
+	}
+	s.rev.Store(rev)
+	if s.log != nil {
+		if err := s.checkpoint(); err != nil {
+			return nil, err
+		}
+	}
+	s.feed = storage.NewFeed(rev, s.history)
+	// A compaction cut short by a crash resumes before anything else runs.
+	if err := s.finishCompaction(); err != nil {
+		s.feed.Close()
+		return nil, fmt.Errorf("bolt: resume compaction: %w", err)
+	}
+	go s.writeLoop()
+	if s.log != nil {
+		go s.flushLoop()
+	} else {
+		close(s.flusherDone)
+	}
+	return s, nil
+}
+
+// openLogged ties the log to the open bbolt file and replays it when the
+// last run did not end cleanly.
+func (s *Store) openLogged(path string, h walHeader, restore bool) error {
+	ps := s.db.Info().PageSize
+	if s.log.pageSize == 0 {
+		s.log.pageSize = ps
+	} else if s.log.pageSize != ps {
+		return fmt.Errorf("bolt: %s: %w: page size %d, the database's %d", path, errWALCorrupt, s.log.pageSize, ps)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	s.dbFile = f
+	if s.dbID, err = fileID(f); err != nil {
+		return fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	if restore {
+		if err := s.replay(h); err != nil {
+			return fmt.Errorf("bolt: replay %s.wal: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// initialise creates the buckets of a new file and returns the revision.
+func (s *Store) initialise() (int64, error) {
 	var rev int64
-	err = db.Update(func(tx *bbolt.Tx) error {
+	err := s.db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketRev, bucketKey, bucketHist} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -132,20 +240,28 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("bolt: initialise %s: %w", path, err)
+	return rev, err
+}
+
+// closeFiles releases the pin, bbolt and the log, in that order: bbolt
+// cannot close while the pin reads, and the log's lock guards the file
+// until bbolt lets go of it.
+func (s *Store) closeFiles() error {
+	if s.pin != nil {
+		s.pin.Rollback()
+		s.pin = nil
 	}
-	s.rev.Store(rev)
-	s.feed = storage.NewFeed(rev, s.history)
-	// A compaction cut short by a crash resumes before anything else runs.
-	if err := s.finishCompaction(); err != nil {
-		s.feed.Close()
-		db.Close()
-		return nil, fmt.Errorf("bolt: resume compaction: %w", err)
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
 	}
-	go s.writeLoop()
-	return s, nil
+	if s.dbFile != nil {
+		s.dbFile.Close()
+	}
+	if s.log != nil {
+		s.log.f.Close()
+	}
+	return err
 }
 
 // Close implements storage.Interface: pending writes are answered, watches
@@ -156,10 +272,19 @@ func (s *Store) Close() error {
 		s.closed.Store(true)
 		close(s.closing)
 		<-s.writerDone
+		<-s.flusherDone
 		s.feed.Close()
 		s.compactMu.Lock()
 		defer s.compactMu.Unlock()
-		err = s.db.Close()
+		if s.pin != nil && s.broken == nil {
+			// A clean end: the file is synced and needs no replay.
+			var tx *bbolt.Tx
+			if tx, err = s.db.Begin(true); err == nil {
+				err = s.unpin(tx)
+				tx.Rollback()
+			}
+		}
+		err = errors.Join(err, s.closeFiles())
 	})
 	return err
 }

@@ -72,6 +72,14 @@ func (s *Store) writeLoop() {
 		select {
 		case r := <-s.reqs:
 			batch = append(batch, r)
+		case <-s.flushed:
+			s.flushPending = false
+			if s.pin != nil && s.broken == nil {
+				if err := s.checkpoint(); err != nil {
+					s.broken = err
+				}
+			}
+			continue
 		case <-s.closing:
 			return
 		}
@@ -95,45 +103,9 @@ func (s *Store) writeLoop() {
 
 // commit applies batch in one transaction. A request whose precondition
 // fails gets its own error and leaves the others unaffected; an error
-// from bbolt itself fails the whole batch.
+// from bbolt or the log fails the whole batch.
 func (s *Store) commit(batch []*request) {
-	rev := s.rev.Load()
-	events := make([]storage.Event, 0, len(batch))
-	err := s.db.Update(func(tx *bbolt.Tx) error {
-		w := writeTx{tx: tx, b: bucketsOf(tx), chunkSize: s.chunkSize}
-		var used int64
-		if s.quota > 0 {
-			used = s.usage(tx)
-		}
-		for _, r := range batch {
-			// Past the quota only deletes go through: they are how the
-			// store gets back under it.
-			if s.quota > 0 && r.typ != storage.Deleted {
-				if err := storage.CheckQuota(storage.Usage{Bytes: used, Quota: s.quota}); err != nil {
-					r.err = err
-					continue
-				}
-				used += s.writeCost(r.key, r.value)
-			}
-			ev, err := w.apply(r, rev+1)
-			if err != nil {
-				if isPrecondition(err) {
-					r.err = err
-					continue
-				}
-				return err
-			}
-			rev++
-			r.rev = rev
-			events = append(events, ev)
-		}
-		if len(events) == 0 {
-			// Every request failed its precondition: roll back rather
-			// than pay an fsync for an empty commit.
-			return errNothingWritten
-		}
-		return tx.Bucket(bucketMeta).Put(metaRevision, revBytes(rev))
-	})
+	events, err := s.commitBatch(batch)
 	if err == errNothingWritten {
 		return
 	}
@@ -145,7 +117,103 @@ func (s *Store) commit(batch []*request) {
 		return
 	}
 	s.feed.Publish(events)
-	s.rev.Store(rev)
+	s.rev.Store(events[len(events)-1].Revision)
+}
+
+func (s *Store) commitBatch(batch []*request) ([]storage.Event, error) {
+	if s.broken != nil {
+		return nil, s.broken
+	}
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	events, size, err := s.apply(tx, batch)
+	if err != nil {
+		return nil, err
+	}
+	if s.pin != nil && s.nearMapEnd(tx, size) {
+		if err := s.unpin(tx); err != nil {
+			s.broken = err
+			return nil, err
+		}
+	}
+	if s.pin != nil {
+		if err := s.log.appendBatch(events[0].Revision, events); err != nil {
+			s.broken = err
+			return nil, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		if s.pin != nil {
+			if uerr := s.log.unappend(); uerr != nil {
+				s.broken = uerr
+			}
+		}
+		return nil, err
+	}
+	if s.pin != nil {
+		s.requestCheckpoint()
+	}
+	return events, nil
+}
+
+// requestCheckpoint has the flusher prepare a checkpoint within
+// checkpointEvery, or at once when the log is large.
+func (s *Store) requestCheckpoint() {
+	if !s.flushPending {
+		s.flushPending = true
+		s.flushReq <- struct{}{} // buffered, and empty while none is pending
+	}
+	if s.log.off-s.log.recordStart() > checkpointBytes {
+		select {
+		case s.flushNow <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// apply performs batch in tx and returns the changes made and the bytes
+// they wrote.
+func (s *Store) apply(tx *bbolt.Tx, batch []*request) ([]storage.Event, int, error) {
+	rev := s.rev.Load()
+	events := make([]storage.Event, 0, len(batch))
+	w := writeTx{tx: tx, b: bucketsOf(tx), chunkSize: s.chunkSize}
+	var used int64
+	if s.quota > 0 {
+		used = s.usage(tx)
+	}
+	size := 0
+	for _, r := range batch {
+		// Past the quota only deletes go through: they are how the
+		// store gets back under it.
+		if s.quota > 0 && r.typ != storage.Deleted {
+			if err := storage.CheckQuota(storage.Usage{Bytes: used, Quota: s.quota}); err != nil {
+				r.err = err
+				continue
+			}
+			used += s.writeCost(r.key, r.value)
+		}
+		ev, err := w.apply(r, rev+1)
+		if err != nil {
+			if isPrecondition(err) {
+				r.err = err
+				continue
+			}
+			return nil, 0, err
+		}
+		rev++
+		r.rev = rev
+		size += len(r.key) + len(r.value)
+		events = append(events, ev)
+	}
+	if len(events) == 0 {
+		// Every request failed its precondition: roll back rather
+		// than pay an fsync for an empty commit.
+		return nil, 0, errNothingWritten
+	}
+	return events, size, tx.Bucket(bucketMeta).Put(metaRevision, revBytes(rev))
 }
 
 var errNothingWritten = errors.New("bolt: nothing to write")
