@@ -47,7 +47,14 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	dataDir := fs.String("data-dir", "./setpoint-data", "directory for the database, credentials and kubeconfig")
 	listen := fs.String("listen", "127.0.0.1:6443", "address to serve HTTPS on")
 	kubeconfig := fs.String("kubeconfig", "", "where to write the admin kubeconfig (default <data-dir>/kubeconfig)")
-	backend := fs.String("storage", "bolt", "storage backend: bolt (embedded, durable) or memory")
+	pkiDir := fs.String("pki-dir", "", "directory of the CA, serving certificate and admin token (default <data-dir>/pki); replicas on one etcd share it so that one kubeconfig works against all of them")
+	backend := fs.String("storage", "bolt", "storage backend: bolt (embedded, durable), etcd (a cluster several servers can share; see --etcd-servers) or memory")
+	var etcdCfg server.EtcdConfig
+	etcdServers := fs.String("etcd-servers", "", "etcd client URLs, comma-separated, for --storage etcd")
+	fs.StringVar(&etcdCfg.CAFile, "etcd-cafile", "", "CA bundle that verifies the etcd servers' certificates")
+	fs.StringVar(&etcdCfg.CertFile, "etcd-certfile", "", "client certificate for etcd")
+	fs.StringVar(&etcdCfg.KeyFile, "etcd-keyfile", "", "client key for etcd")
+	fs.StringVar(&etcdCfg.Prefix, "etcd-prefix", "/registry", "where the objects live in etcd, as kube-apiserver's --etcd-prefix")
 	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
@@ -97,8 +104,20 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "setpoint server: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	if *backend != "bolt" && *backend != "memory" {
-		fmt.Fprintf(stderr, "setpoint server: --storage must be bolt or memory, not %q\n", *backend)
+	switch *backend {
+	case server.StorageBolt, server.StorageMemory:
+	case server.StorageEtcd:
+		for _, u := range strings.Split(*etcdServers, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				etcdCfg.Servers = append(etcdCfg.Servers, u)
+			}
+		}
+		if len(etcdCfg.Servers) == 0 {
+			fmt.Fprintf(stderr, "setpoint server: --storage etcd needs --etcd-servers\n")
+			return 2
+		}
+	default:
+		fmt.Fprintf(stderr, "setpoint server: --storage must be bolt, etcd or memory, not %q\n", *backend)
 		return 2
 	}
 	if *kubeconfig == "" {
@@ -135,7 +154,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer wg.Wait()
 		defer stop()
 	}
-	if err := serve(ctx, logger, *dataDir, *listen, *kubeconfig, *backend, acfg, copts, *quota); err != nil {
+	if err := serve(ctx, server.Config{DataDir: *dataDir, PKIDir: *pkiDir, Listen: *listen, Kubeconfig: *kubeconfig,
+		Storage: *backend, Etcd: etcdCfg, QuotaBytes: effectiveQuota(*quota), API: acfg, Controllers: copts, Logger: logger}); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}
@@ -168,22 +188,13 @@ func parseLogLevel(name string, nameSet bool, v int, vSet bool) (slog.Level, err
 	return 0, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", name)
 }
 
-func serve(ctx context.Context, logger *slog.Logger, dataDir, listen, kubeconfig, backend string, acfg apiserver.Config, copts controllers.Options, quota int64) error {
-	if _, _, err := net.SplitHostPort(listen); err != nil {
+func serve(ctx context.Context, cfg server.Config) error {
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	srv, err := server.New(server.Config{
-		DataDir:     dataDir,
-		Storage:     backend,
-		QuotaBytes:  effectiveQuota(quota),
-		Listen:      listen,
-		Kubeconfig:  kubeconfig,
-		API:         acfg,
-		Controllers: copts,
-		Logger:      logger,
-	})
+	srv, err := server.New(cfg)
 	if errors.Is(err, bolt.ErrLocked) {
-		return fmt.Errorf("%w; is a setpoint server already running with --data-dir %s?", err, dataDir)
+		return fmt.Errorf("%w; is a setpoint server already running with --data-dir %s?", err, cfg.DataDir)
 	}
 	if err != nil {
 		return err

@@ -58,16 +58,24 @@ func KubectlPath(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("kubectl is required under CI: %v", err)
-		}
-		t.Skipf("kubectl not found: %v", err)
+		Missing(t, "kubectl", err)
 	}
 	return path
 }
 
+// Missing ends a test that cannot find a tool it runs: it fails under
+// CI (the CI environment variable set), where every tool must be there,
+// and is skipped elsewhere.
+func Missing(t testing.TB, tool string, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is required under CI: %v", tool, err)
+	}
+	t.Skipf("%s not found: %v", tool, err)
+}
+
 // FreeAddr is a loopback address whose port was free a moment ago.
-func FreeAddr(t *testing.T) string {
+func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -31,6 +31,9 @@ func (s *Server) Run(ctx context.Context) error {
 			s.log.Warn("compactor stopped", "err", err)
 		}
 	})
+	if s.backend == StorageEtcd {
+		wg.Go(func() { _ = reachability{store: s.store, log: s.log}.Start(ctx) })
+	}
 	// The API outlives the controllers: they stop first (releasing their
 	// lease), then the API.
 	apiCtx, stopAPI := context.WithCancel(context.WithoutCancel(ctx))

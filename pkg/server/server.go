@@ -30,9 +30,15 @@ type Config struct {
 	// backend, the database; it is created if missing. Empty keeps fresh
 	// credentials in memory, for servers that live as long as a process.
 	DataDir string
-	// Storage is the backend: StorageBolt (durable, needs DataDir) or
-	// StorageMemory. Empty is bolt with a DataDir, memory without.
+	// PKIDir, when set, holds the credentials instead of DataDir/pki, so
+	// that replicas can share them.
+	PKIDir string
+	// Storage is the backend: StorageBolt (durable, needs DataDir),
+	// StorageEtcd (needs Etcd.Servers) or StorageMemory. Empty is bolt
+	// with a DataDir, memory without.
 	Storage string
+	// Etcd says where the etcd backend's cluster is.
+	Etcd EtcdConfig
 	// Store, when set, is used instead of opening Storage. The caller
 	// owns it: Run does not close it.
 	Store storage.Interface
@@ -69,8 +75,21 @@ type Config struct {
 // The storage backends.
 const (
 	StorageBolt   = "bolt"
+	StorageEtcd   = "etcd"
 	StorageMemory = "memory"
 )
+
+// EtcdConfig locates an etcd cluster, as kube-apiserver's --etcd-* flags.
+type EtcdConfig struct {
+	// Servers are the client URLs.
+	Servers []string
+	// CAFile verifies the servers' certificates; CertFile and KeyFile
+	// are the client's. All empty means plain HTTP or the system roots.
+	CAFile, CertFile, KeyFile string
+	// Prefix is where keys live in etcd; empty means "/registry", the
+	// layout kube-apiserver uses.
+	Prefix string
+}
 
 // Server is an assembled server, listening but not yet serving: Run
 // serves it.
@@ -176,10 +195,10 @@ func loadCredentials(cfg Config) (*credentials.Credentials, error) {
 	if host != "" && host != "0.0.0.0" && host != "::" {
 		hosts = append(hosts, host)
 	}
-	if cfg.DataDir == "" {
+	if cfg.DataDir == "" && cfg.PKIDir == "" {
 		return credentials.Generate(hosts, time.Now())
 	}
-	return credentials.LoadOrCreate(credentials.Options{Dir: cfg.DataDir, Hosts: hosts})
+	return credentials.LoadOrCreate(credentials.Options{Dir: cfg.DataDir, PKIDir: cfg.PKIDir, Hosts: hosts})
 }
 
 // dialAddress is the address clients should dial: a wildcard listen

@@ -1,12 +1,16 @@
 package server
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
+	"github.com/setpoint-dev/setpoint/pkg/storage/etcd"
 	"github.com/setpoint-dev/setpoint/pkg/storage/memory"
 )
 
@@ -49,6 +53,13 @@ func (s *Server) openStore() (func() (int64, error), error) {
 	case StorageMemory:
 		s.store, s.ownStore = memory.NewWithQuota(cfg.QuotaBytes), true
 		return nil, nil
+	case StorageEtcd:
+		st, err := openEtcd(cfg.Etcd)
+		if err != nil {
+			return nil, err
+		}
+		s.store, s.ownStore = st, true
+		return nil, nil
 	case StorageBolt:
 	default:
 		return nil, fmt.Errorf("server: unknown storage backend %q", s.backend)
@@ -73,4 +84,52 @@ func (s *Server) openStore() (func() (int64, error), error) {
 		}
 		return fi.Size(), nil
 	}, nil
+}
+
+// openEtcd connects the etcd backend. The server's keys start with
+// /registry/, so the default prefix keeps them as they are, and another
+// prefix P stores /registry/<rest> as P/<rest>, as kube-apiserver's
+// --etcd-prefix does.
+func openEtcd(cfg EtcdConfig) (*etcd.Store, error) {
+	if len(cfg.Servers) == 0 {
+		return nil, fmt.Errorf("server: the etcd backend needs --etcd-servers")
+	}
+	opts := etcd.Options{Endpoints: cfg.Servers}
+	if p := strings.TrimSuffix(cfg.Prefix, "/"); p != "" && p != "/registry" {
+		opts.Prefix, opts.Root = p, "/registry"
+	}
+	if cfg.CAFile != "" || cfg.CertFile != "" || cfg.KeyFile != "" {
+		tlsCfg, err := etcdTLS(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.TLS = tlsCfg
+	}
+	return etcd.Open(opts)
+}
+
+// etcdTLS loads the client's TLS files.
+func etcdTLS(cfg EtcdConfig) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("server: --etcd-cafile: %w", err)
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("server: --etcd-cafile %s holds no PEM certificate", cfg.CAFile)
+		}
+	}
+	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
+		return nil, fmt.Errorf("server: --etcd-certfile and --etcd-keyfile go together")
+	}
+	if cfg.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("server: etcd client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
 }

@@ -8,7 +8,7 @@
 // revision or at any revision still retained, and watches replay every
 // change after a retained revision, in order, then follow live changes.
 //
-// Backends (bolt, memory, and later etcd) implement [Interface] and prove
+// Backends (bolt, etcd, memory) implement [Interface] and prove
 // it with the shared conformance suite in package storagetest. The
 // contract is written on each method of [Interface]; errors are the
 // sentinel values in errors.go, tested with errors.Is.

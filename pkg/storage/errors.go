@@ -16,6 +16,11 @@ var (
 	ErrInvalidKey      = errors.New("storage: invalid key")
 	ErrInvalidContinue = errors.New("storage: invalid continue token")
 	ErrClosed          = errors.New("storage: store closed")
+	// ErrUnavailable means the store could not be reached or did not
+	// answer; the request may be tried again.
+	ErrUnavailable = errors.New("storage: unavailable")
+	// ErrTooLarge means the store refused a value over its size limit.
+	ErrTooLarge = errors.New("storage: value too large")
 )
 
 // CompactedError reports a read or watch below the retained history.

@@ -174,7 +174,18 @@ func (c *Compactor) Start(ctx context.Context) error {
 				if ctx.Err() != nil || errors.Is(err, ErrClosed) {
 					return nil
 				}
-				return err
+				if !errors.Is(err, ErrUnavailable) {
+					return err
+				}
+				// The store is out of reach for now: try again at the
+				// next tick.
+				log.Warn("compactor cannot reach the store, will retry", "err", err)
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-ticker.C:
+				}
+				continue
 			}
 			// Changes missed while the watch was down are kept a full
 			// MinAge, never released early.
@@ -193,6 +204,7 @@ func (c *Compactor) Start(ctx context.Context) error {
 			case ev.Err != nil:
 				log.Warn("compactor watch ended, restarting", "err", ev.Err)
 				events = nil
+			case ev.Type == Progress:
 			default:
 				tracker.Observe(ev.Revision, len(ev.Key)+len(ev.Value), time.Now())
 				// History past its byte bound goes at once, not at the

@@ -50,7 +50,9 @@ type Interface interface {
 	// changes). A revision older than the retained history is a
 	// *CompactedError, returned at once. The channel closes when ctx ends
 	// or the store closes; if the watch fails while running (for example
-	// it fell behind a compaction), its last event carries Err.
+	// it fell behind a compaction), its last event carries Err. A store
+	// that can be asked how far a watch has read (ProgressRequester)
+	// answers with Progress events, which carry only a Revision.
 	Watch(ctx context.Context, prefix string, afterRevision int64) (<-chan Event, error)
 
 	// Revision returns the current revision.
@@ -105,7 +107,21 @@ const (
 	Added EventType = iota + 1
 	Modified
 	Deleted
+	// Progress changes nothing: every change up to its Revision has
+	// been sent. Only a ProgressRequester's watches send it.
+	Progress
 )
+
+// ProgressRequester is a store whose watches report, when asked, how far
+// they have read, even when nothing under their prefix changed: a cache
+// fed by a watch can then tell it holds every write up to the store's
+// current revision (etcd, where keys outside the prefix move the
+// revision too).
+type ProgressRequester interface {
+	// RequestProgress has every running watch send a Progress event
+	// once it has sent everything up to the revision current now.
+	RequestProgress(ctx context.Context) error
+}
 
 func (t EventType) String() string {
 	switch t {
@@ -115,6 +131,8 @@ func (t EventType) String() string {
 		return "MODIFIED"
 	case Deleted:
 		return "DELETED"
+	case Progress:
+		return "PROGRESS"
 	}
 	return "UNKNOWN"
 }

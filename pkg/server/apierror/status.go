@@ -189,6 +189,10 @@ func From(err error, gr schema.GroupResource, name string) *StatusError {
 		return QuotaExceeded(quota)
 	case errors.Is(err, storage.ErrInvalidKey):
 		return BadRequest("%v", err)
+	case errors.Is(err, storage.ErrTooLarge):
+		return StoreTooLarge()
+	case errors.Is(err, storage.ErrUnavailable):
+		return New(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "the storage backend is unavailable: "+err.Error())
 	case errors.Is(err, storage.ErrClosed), errors.Is(err, watchcache.ErrRemoved):
 		return New(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, "the server is shutting down or the resource is no longer served")
 	}

@@ -144,8 +144,29 @@ func (s *Store) WaitFresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.WaitFor(ctx, rev)
+	pr, ok := s.storage.(storage.ProgressRequester)
+	if !ok || s.rev.Load() >= rev {
+		return s.WaitFor(ctx, rev)
+	}
+	// Writes outside the cached keys move the revision too (other users
+	// of an etcd cluster): the watch reports how far it has read when
+	// asked, and is asked again while the wait lasts.
+	for {
+		if err := pr.RequestProgress(ctx); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, progressInterval)
+		err := s.WaitFor(wctx, rev)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
 }
+
+// progressInterval is how often a wait for freshness asks the store for
+// progress again.
+const progressInterval = 250 * time.Millisecond
 
 // Start lists every cached resource, then applies the storage watch until
 // ctx ends. If the watch fails (it fell behind compaction), every cache is
@@ -235,6 +256,13 @@ func (s *Store) run(ctx context.Context, rev int64) error {
 	for ev := range events {
 		if ev.Err != nil {
 			return ev.Err
+		}
+		if ev.Type == storage.Progress {
+			s.mu.Lock()
+			s.applied = max(s.applied, ev.Revision)
+			s.mu.Unlock()
+			s.advance(ev.Revision)
+			continue
 		}
 		gr, _, ok := registry.ParseKey(ev.Key)
 		s.mu.Lock()

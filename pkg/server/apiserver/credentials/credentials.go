@@ -12,6 +12,11 @@ import (
 type Options struct {
 	// Dir is the data directory; credentials go in Dir/pki.
 	Dir string
+	// PKIDir, when set, is where the credentials go instead of Dir/pki:
+	// servers that share it (replicas on one etcd) share the CA, the
+	// serving certificate and the admin token, so one kubeconfig works
+	// against every one of them.
+	PKIDir string
 	// Hosts are extra subject alternative names besides 127.0.0.1, ::1 and
 	// localhost. IPs become IP SANs, everything else DNS SANs.
 	Hosts []string
@@ -45,7 +50,7 @@ type Credentials struct {
 // pins it, so it is regenerated whenever it is missing, near expiry, no longer
 // matches its key or the CA, or lacks one of the wanted names.
 func LoadOrCreate(opts Options) (*Credentials, error) {
-	if opts.Dir == "" {
+	if opts.Dir == "" && opts.PKIDir == "" {
 		return nil, errors.New("credentials: data directory not set")
 	}
 	now := time.Now
@@ -57,6 +62,9 @@ func LoadOrCreate(opts Options) (*Credentials, error) {
 		return nil, err
 	}
 	s := store{dir: filepath.Join(opts.Dir, pkiDirName)}
+	if opts.PKIDir != "" {
+		s.dir = opts.PKIDir
+	}
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
