@@ -262,6 +262,18 @@ type renewal struct {
 // steps down when the lease is lost or ctx ends.
 func (e *Elector) lead(ctx context.Context, start time.Time, tok Token) {
 	deadline := start.Add(e.cfg.RenewDeadline)
+	if !deadline.After(e.clock.Now().Add(e.cfg.RetryPeriod)) {
+		// The winning attempt took most of a term (a store slow to come
+		// back): renew once now, rather than start work that the
+		// deadline would stop at once.
+		now := e.clock.Now()
+		e.mu.Lock()
+		e.deadline = now.Add(e.cfg.RenewDeadline) // bounds the request
+		e.mu.Unlock()
+		if err := e.renew(ctx, tok, now); err == nil {
+			deadline = now.Add(e.cfg.RenewDeadline)
+		}
+	}
 	e.mu.Lock()
 	e.leading, e.deadline = true, deadline
 	e.mu.Unlock()

@@ -406,3 +406,31 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		})
 	}
 }
+
+// An acquisition that takes longer than the renew deadline (a store slow
+// to come back) would start a term already over: the elector renews at
+// once instead, and leads.
+func TestElectorSlowAcquisitionRenewsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, p, l := &fakeLeases{}, newProbe(t), &logs{}
+		checkNoErrors(t, l)
+		slow := true
+		f.setFail(func(op string) error {
+			if op == "get" && slow {
+				slow = false
+				time.Sleep(DefaultRenewDeadline + time.Second)
+			}
+			return nil
+		})
+		e := mustNew(t, simConfig(f, "a", p, l))
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		runElector(ctx, e)
+		time.Sleep(DefaultRenewDeadline + 3*time.Second)
+		synctest.Wait()
+		terms := p.allTerms()
+		if len(terms) != 1 || !terms[0].ended.IsZero() || !e.IsLeader() {
+			t.Fatalf("terms %+v, IsLeader %v; want one running term", terms, e.IsLeader())
+		}
+	})
+}

@@ -65,7 +65,10 @@ func (m *Manager) Start(ctx context.Context) error {
 	var runWG sync.WaitGroup
 	run := func(ctx context.Context, wg *sync.WaitGroup, r Runnable) {
 		wg.Go(func() {
-			if err := r.Start(ctx); err != nil {
+			// A runnable that returns its context's error has stopped
+			// because it was told to (a leadership term ended while it
+			// started), not failed.
+			if err := r.Start(ctx); err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
 				fail(err)
 			}
 		})

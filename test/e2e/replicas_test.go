@@ -1,9 +1,20 @@
 package e2e_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/setpoint-dev/setpoint/internal/etcdtest"
 )
@@ -37,14 +48,7 @@ func TestReplicasOnEtcd(t *testing.T) {
 	bin := kubectlPath(t)
 	cluster := etcdtest.Start(t, 1)
 	pki := t.TempDir()
-	replica := func() *server {
-		return startServer(t, serverConfig{
-			dataDir: filepath.Join(t.TempDir(), "data"),
-			storage: "etcd",
-			args:    []string{"--etcd-servers", strings.Join(cluster.Endpoints(), ","), "--pki-dir", pki},
-		})
-	}
-	a, b := replica(), replica()
+	a, b := etcdReplica(t, cluster, pki), etcdReplica(t, cluster, pki)
 	ka, kb := newKubectl(t, bin, a), newKubectl(t, bin, b)
 
 	ka.ok(t, "create", "configmap", "shared", "--from-literal=k=v")
@@ -93,5 +97,204 @@ func TestReplicasOnEtcd(t *testing.T) {
 	}
 }
 
+// etcdReplica starts a server on cluster with its credentials in pki.
+func etcdReplica(t *testing.T, cluster *etcdtest.Cluster, pki string, args ...string) *server {
+	return startServer(t, serverConfig{
+		dataDir: filepath.Join(t.TempDir(), "data"),
+		storage: "etcd",
+		args:    append([]string{"--etcd-servers", strings.Join(cluster.Endpoints(), ","), "--pki-dir", pki}, args...),
+	})
+}
+
 // leads reports whether s has taken the built-in controllers' lease.
 func leads(s *server) bool { return strings.Contains(s.log.String(), `msg="became the leader"`) }
+
+// TestReplicaKilledInformerSeesNoGap writes ConfigMaps through one
+// replica while a client-go informer watches another; the first is
+// killed part-way and the writes go on through the survivor. The
+// informer sees every acknowledged create once, in resourceVersion
+// order, and ends holding exactly what a list returns.
+func TestReplicaKilledInformerSeesNoGap(t *testing.T) {
+	cluster := etcdtest.Start(t, 1)
+	pki := t.TempDir()
+	a, b := etcdReplica(t, cluster, pki, "--nodes", "0"), etcdReplica(t, cluster, pki, "--nodes", "0")
+	clientOf := func(s *server) *kubernetes.Clientset {
+		cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default 5/s would pace the test
+		c, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ca, cb := clientOf(a), clientOf(b)
+	ctx := t.Context()
+	const ns = "default"
+
+	type seen struct {
+		name string
+		rv   int64
+	}
+	var mu sync.Mutex
+	var adds []seen
+	factory := informers.NewSharedInformerFactoryWithOptions(cb, 0, informers.WithNamespace(ns))
+	inf := factory.Core().V1().ConfigMaps().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			cm := obj.(*corev1.ConfigMap)
+			if !strings.HasPrefix(cm.Name, "gap-") {
+				return
+			}
+			rv, _ := strconv.ParseInt(cm.ResourceVersion, 10, 64)
+			mu.Lock()
+			adds = append(adds, seen{cm.Name, rv})
+			mu.Unlock()
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	factory.Start(stop)
+	defer factory.Shutdown()
+	defer close(stop)
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+
+	acked := map[string]int64{}
+	through, killed := ca, false
+	for i := range 400 {
+		if i == 150 {
+			a.stopOnce.Do(a.kill)
+			through, killed = cb, true
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("gap-%03d", i)}}
+		got, err := through.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("create %s through %s: %v", cm.Name, map[bool]string{false: "a", true: "b"}[killed], err)
+		}
+		acked[got.Name], _ = strconv.ParseInt(got.ResourceVersion, 10, 64)
+	}
+	eventually(t, "the informer seeing every create", func() (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return fmt.Sprintf("%d of %d adds", len(adds), len(acked)), len(adds) >= len(acked)
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	var last int64
+	names := map[string]bool{}
+	for _, s := range adds {
+		if s.rv <= last || names[s.name] {
+			t.Fatalf("add of %s at %d after %d (seen before: %v): out of order or repeated", s.name, s.rv, last, names[s.name])
+		}
+		last, names[s.name] = s.rv, true
+		if acked[s.name] != s.rv {
+			t.Fatalf("add of %s at %d, created at %d", s.name, s.rv, acked[s.name])
+		}
+	}
+	list, err := cb.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	for _, obj := range inf.GetStore().List() {
+		held[obj.(*corev1.ConfigMap).Name] = true
+	}
+	if len(held) != len(list.Items) {
+		t.Fatalf("informer holds %d ConfigMaps, the list %d", len(held), len(list.Items))
+	}
+	for _, cm := range list.Items {
+		if !held[cm.Name] {
+			t.Fatalf("informer lacks %s", cm.Name)
+		}
+	}
+}
+
+// TestEtcdDown stops the only etcd member under a running server with a
+// client-go informer on it: requests fail with 503 or 504 in bounded
+// time and /readyz fails; once etcd is back the server serves again,
+// and the informer, whose watch the server kept, ends holding exactly
+// what a list returns, the writes made after the outage included.
+func TestEtcdDown(t *testing.T) {
+	bin := kubectlPath(t)
+	cluster := etcdtest.Start(t, 1)
+	s := etcdReplica(t, cluster, t.TempDir(), "--nodes", "0")
+	k := newKubectl(t, bin, s)
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("default"))
+	inf := factory.Core().V1().ConfigMaps().Informer()
+	stop := make(chan struct{})
+	factory.Start(stop)
+	defer factory.Shutdown()
+	defer close(stop)
+	if !cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+	for i := range 10 {
+		k.ok(t, "create", "configmap", fmt.Sprintf("before-%d", i))
+	}
+
+	cluster.Members[0].Stop()
+	// The server is given 3 s to answer (kubectl's --request-timeout
+	// would also end the wait on kubectl's side at the same moment).
+	during := writeFile(t, "during.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during"}}`)
+	for _, args := range [][]string{
+		{"get", "--raw", "/api/v1/namespaces/default/configmaps?timeout=3s"},
+		{"create", "--raw", "/api/v1/namespaces/default/configmaps?timeout=3s", "-f", during},
+	} {
+		start := time.Now()
+		r := k.run(t, args...)
+		if r.err == nil {
+			t.Fatalf("with etcd down: %v", r)
+		}
+		if !strings.Contains(r.stderr, "ServiceUnavailable") && !strings.Contains(r.stderr, "Timeout") && !strings.Contains(r.stderr, "timed out") {
+			t.Fatalf("with etcd down, want a 503 or 504: %v", r)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Fatalf("kubectl %s took %v to fail", strings.Join(args, " "), d)
+		}
+	}
+	if r := k.run(t, "get", "--raw", "/readyz"); r.err == nil {
+		t.Fatalf("/readyz with etcd down: %v", r)
+	}
+	if !strings.Contains(s.log.String(), "storage unreachable") {
+		t.Fatalf("the server did not log that etcd is unreachable:\n%s", s.log.String())
+	}
+
+	cluster.Members[0].Restart(t)
+	eventually(t, "/readyz once etcd is back", func() (string, bool) {
+		r := k.run(t, "get", "--raw", "/readyz")
+		return r.String(), r.err == nil
+	})
+	for i := range 10 {
+		k.ok(t, "create", "configmap", fmt.Sprintf("after-%d", i))
+	}
+	eventually(t, "the informer holding what a list returns", func() (string, bool) {
+		list, err := cs.CoreV1().ConfigMaps("default").List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			return err.Error(), false
+		}
+		held := map[string]bool{}
+		for _, obj := range inf.GetStore().List() {
+			held[obj.(*corev1.ConfigMap).Name] = true
+		}
+		for _, cm := range list.Items {
+			if !held[cm.Name] {
+				return "informer lacks " + cm.Name, false
+			}
+		}
+		return fmt.Sprintf("informer %d, list %d", len(held), len(list.Items)), len(held) == len(list.Items) && held["after-9"]
+	})
+}

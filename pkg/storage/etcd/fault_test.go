@@ -159,4 +159,3 @@ func leaderOf(t *testing.T, c *etcdtest.Cluster) *etcdtest.Member {
 	t.Fatal("no leader")
 	return nil
 }
-
