@@ -175,7 +175,8 @@ func TestNewRefuses(t *testing.T) {
 		{"no address", server.Config{}, "neither Listen nor Listener"},
 		{"bad address", server.Config{Listen: "6443"}, "listen address"},
 		{"bolt in memory", server.Config{Listen: "127.0.0.1:0", Storage: server.StorageBolt}, "needs a data directory"},
-		{"unknown backend", server.Config{Listen: "127.0.0.1:0", Storage: "etcd"}, `unknown storage backend "etcd"`},
+		{"etcd without servers", server.Config{Listen: "127.0.0.1:0", Storage: server.StorageEtcd}, "needs --etcd-servers"},
+		{"unknown backend", server.Config{Listen: "127.0.0.1:0", Storage: "cassandra"}, `unknown storage backend "cassandra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
