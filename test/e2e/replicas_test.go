@@ -106,6 +106,37 @@ func etcdReplica(t *testing.T, cluster *etcdtest.Cluster, pki string, args ...st
 	})
 }
 
+// clientsetFor is a client-go clientset for s, unthrottled: client-go's
+// default 5 requests/s would pace the tests.
+func clientsetFor(t *testing.T, s *server) *kubernetes.Clientset {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// startInformers starts factory, waits for inf to sync, and stops the
+// factory when the test ends.
+func startInformers(t *testing.T, factory informers.SharedInformerFactory, inf cache.SharedIndexInformer) {
+	t.Helper()
+	stop := make(chan struct{})
+	factory.Start(stop)
+	t.Cleanup(func() {
+		close(stop)
+		factory.Shutdown()
+	})
+	if !cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+}
+
 // leads reports whether s has taken the built-in controllers' lease.
 func leads(s *server) bool { return strings.Contains(s.log.String(), `msg="became the leader"`) }
 
@@ -118,19 +149,7 @@ func TestReplicaKilledInformerSeesNoGap(t *testing.T) {
 	cluster := etcdtest.Start(t, 1)
 	pki := t.TempDir()
 	a, b := etcdReplica(t, cluster, pki, "--nodes", "0"), etcdReplica(t, cluster, pki, "--nodes", "0")
-	clientOf := func(s *server) *kubernetes.Clientset {
-		cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.QPS, cfg.Burst = 1000, 1000 // client-go's default 5/s would pace the test
-		c, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	ca, cb := clientOf(a), clientOf(b)
+	ca, cb := clientsetFor(t, a), clientsetFor(t, b)
 	ctx := t.Context()
 	const ns = "default"
 
@@ -156,13 +175,7 @@ func TestReplicaKilledInformerSeesNoGap(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	factory.Start(stop)
-	defer factory.Shutdown()
-	defer close(stop)
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	startInformers(t, factory, inf)
 
 	acked := map[string]int64{}
 	through, killed := ca, false
@@ -224,24 +237,10 @@ func TestEtcdDown(t *testing.T) {
 	cluster := etcdtest.Start(t, 1)
 	s := etcdReplica(t, cluster, t.TempDir(), "--nodes", "0")
 	k := newKubectl(t, bin, s)
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = 1000, 1000
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := clientsetFor(t, s)
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("default"))
 	inf := factory.Core().V1().ConfigMaps().Informer()
-	stop := make(chan struct{})
-	factory.Start(stop)
-	defer factory.Shutdown()
-	defer close(stop)
-	if !cache.WaitForCacheSync(t.Context().Done(), inf.HasSynced) {
-		t.Fatal("informer did not sync")
-	}
+	startInformers(t, factory, inf)
 	for i := range 10 {
 		k.ok(t, "create", "configmap", fmt.Sprintf("before-%d", i))
 	}
