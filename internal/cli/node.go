@@ -34,15 +34,9 @@ func runNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the verb and the name.
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, rest = append(pos, fs.Arg(0)), fs.Args()[1:]
+	pos, ok := parseInterspersed(fs, args)
+	if !ok {
+		return 2
 	}
 	if len(pos) != 2 || (pos[0] != "stop" && pos[0] != "start") {
 		fs.Usage()

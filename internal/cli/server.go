@@ -49,12 +49,8 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	kubeconfig := fs.String("kubeconfig", "", "where to write the admin kubeconfig (default <data-dir>/kubeconfig)")
 	pkiDir := fs.String("pki-dir", "", "directory of the CA, serving certificate and admin token (default <data-dir>/pki); replicas on one etcd share it so that one kubeconfig works against all of them")
 	backend := fs.String("storage", "bolt", "storage backend: bolt (embedded, durable), etcd (a cluster several servers can share; see --etcd-servers) or memory")
-	var etcdCfg server.EtcdConfig
 	etcdServers := fs.String("etcd-servers", "", "etcd client URLs, comma-separated, for --storage etcd")
-	fs.StringVar(&etcdCfg.CAFile, "etcd-cafile", "", "CA bundle that verifies the etcd servers' certificates")
-	fs.StringVar(&etcdCfg.CertFile, "etcd-certfile", "", "client certificate for etcd")
-	fs.StringVar(&etcdCfg.KeyFile, "etcd-keyfile", "", "client key for etcd")
-	fs.StringVar(&etcdCfg.Prefix, "etcd-prefix", "/registry", "where the objects live in etcd, as kube-apiserver's --etcd-prefix")
+	etcdCfg := etcdFlags(fs)
 	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
@@ -104,14 +100,10 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "setpoint server: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	etcdCfg.Servers = splitURLs(*etcdServers)
 	switch *backend {
 	case server.StorageBolt, server.StorageMemory:
 	case server.StorageEtcd:
-		for _, u := range strings.Split(*etcdServers, ",") {
-			if u = strings.TrimSpace(u); u != "" {
-				etcdCfg.Servers = append(etcdCfg.Servers, u)
-			}
-		}
 		if len(etcdCfg.Servers) == 0 {
 			fmt.Fprintf(stderr, "setpoint server: --storage etcd needs --etcd-servers\n")
 			return 2
@@ -155,7 +147,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer stop()
 	}
 	if err := serve(ctx, server.Config{DataDir: *dataDir, PKIDir: *pkiDir, Listen: *listen, Kubeconfig: *kubeconfig,
-		Storage: *backend, Etcd: etcdCfg, QuotaBytes: effectiveQuota(*quota), API: acfg, Controllers: copts, Logger: logger}); err != nil {
+		Storage: *backend, Etcd: *etcdCfg, QuotaBytes: effectiveQuota(*quota), API: acfg, Controllers: copts, Logger: logger}); err != nil {
 		logger.Error("server failed", "err", err)
 		return 1
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
+	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
 
 // Config says what server to assemble. The zero value with a Listen
@@ -146,6 +147,15 @@ func New(cfg Config) (_ *Server, err error) {
 	}
 	if acfg.Authenticator == nil {
 		acfg.Authenticator = s.creds.Authenticator()
+	}
+	if b, ok := s.store.(*bolt.Store); ok && acfg.Snapshot == nil {
+		acfg.Snapshot = func() (apiserver.StoreSnapshot, error) {
+			sn, err := b.Snapshot()
+			if err != nil {
+				return nil, err
+			}
+			return sn, nil
+		}
 	}
 	if s.api, err = apiserver.New(acfg); err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func (s *Server) openStore() (func() (int64, error), error) {
 		s.store, s.ownStore = memory.NewWithQuota(cfg.QuotaBytes), true
 		return nil, nil
 	case StorageEtcd:
-		st, err := openEtcd(cfg.Etcd)
+		st, err := OpenEtcd(cfg.Etcd)
 		if err != nil {
 			return nil, err
 		}
@@ -86,11 +86,12 @@ func (s *Server) openStore() (func() (int64, error), error) {
 	}, nil
 }
 
-// openEtcd connects the etcd backend. The server's keys start with
+// OpenEtcd connects the etcd backend, as the server and `setpoint
+// migrate` use it. The server's keys start with
 // /registry/, so the default prefix keeps them as they are, and another
 // prefix P stores /registry/<rest> as P/<rest>, as kube-apiserver's
 // --etcd-prefix does.
-func openEtcd(cfg EtcdConfig) (*etcd.Store, error) {
+func OpenEtcd(cfg EtcdConfig) (*etcd.Store, error) {
 	if len(cfg.Servers) == 0 {
 		return nil, fmt.Errorf("server: the etcd backend needs --etcd-servers")
 	}

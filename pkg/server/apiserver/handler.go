@@ -79,6 +79,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		// kube-apiserver's --profiling, on by default: Go's profiles
 		// for whoever the server authenticates.
 		servePprof(w, r)
+	case path == SnapshotPath:
+		s.serveSnapshot(w, r)
 	case path == "/metrics":
 		s.metrics.Handler().ServeHTTP(w, r)
 	case discovery.Match(path):

@@ -73,6 +73,10 @@ type Config struct {
 	CacheLimits watchcache.Limits
 	// Version is served at /version; zero fills in the defaults.
 	Version version.Info
+	// Snapshot, when set, opens a copy of the store for GET
+	// /snapshot (SnapshotPath), which only system:masters may take;
+	// nil answers that the storage takes none.
+	Snapshot func() (StoreSnapshot, error)
 	// StorageSize reports the database size for metrics; may be nil.
 	StorageSize func() (int64, error)
 	// WatchWriteTimeout bounds one write to a watch client, so a client

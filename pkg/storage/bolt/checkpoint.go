@@ -53,10 +53,13 @@ func mapSizeFor(path string, quota int64) int64 {
 	return size
 }
 
+// walSuffix names a database's log: the database's path and this.
+const walSuffix = ".wal"
+
 // openLog opens and locks the log of the database at dbPath and reads its
 // checkpoint.
 func openLog(dbPath string, timeout time.Duration) (*wal, walHeader, bool, error) {
-	path := dbPath + ".wal"
+	path := dbPath + walSuffix
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, walHeader{}, false, fmt.Errorf("bolt: open %s: %w", path, err)

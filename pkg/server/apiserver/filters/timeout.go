@@ -69,12 +69,18 @@ func WithRequestTimeout(next http.Handler, cfg Timeout) http.Handler {
 	})
 }
 
+// snapshotPath is apiserver.SnapshotPath, which filters cannot import.
+const snapshotPath = "/snapshot"
+
 // isLongRunning says whether a request is exempt from the request
 // timeout: watches, which the server's request parser recognises the same
-// way.
+// way, and store snapshots, whose size has no bound.
 func isLongRunning(r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
+	}
+	if r.URL.Path == snapshotPath {
+		return true
 	}
 	w := r.URL.Query().Get("watch")
 	return w != "" && w != "false" && w != "0"
