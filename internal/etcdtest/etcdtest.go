@@ -100,6 +100,28 @@ func Start(t testing.TB, n int) *Cluster {
 	return c
 }
 
+// Stop stops every member.
+func (c *Cluster) Stop() {
+	for _, m := range c.Members {
+		m.Stop()
+	}
+}
+
+// Restart starts every stopped member again and waits until the cluster
+// serves. Members of a cluster that lost its quorum serve only once
+// enough of the others are back, so they start together.
+func (c *Cluster) Restart(t testing.TB) {
+	t.Helper()
+	for _, m := range c.Members {
+		if m.cmd == nil {
+			if err := m.start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c.WaitReady(t)
+}
+
 // WaitReady waits until every running member answers a linearizable read.
 func (c *Cluster) WaitReady(t testing.TB) {
 	t.Helper()

@@ -227,14 +227,20 @@ func TestReplicaKilledInformerSeesNoGap(t *testing.T) {
 	}
 }
 
-// TestEtcdDown stops the only etcd member under a running server with a
-// client-go informer on it: requests fail with 503 or 504 in bounded
-// time and /readyz fails; once etcd is back the server serves again,
+// TestEtcdDown stops every etcd member, of one and of three, under a
+// running server with a client-go informer on it: requests fail with
+// 503 or 504 in bounded time and /readyz fails; once etcd is back the server serves again,
 // and the informer, whose watch the server kept, ends holding exactly
 // what a list returns, the writes made after the outage included.
 func TestEtcdDown(t *testing.T) {
+	for _, members := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d members", members), func(t *testing.T) { testEtcdDown(t, members) })
+	}
+}
+
+func testEtcdDown(t *testing.T, members int) {
 	bin := kubectlPath(t)
-	cluster := etcdtest.Start(t, 1)
+	cluster := etcdtest.Start(t, members)
 	s := etcdReplica(t, cluster, t.TempDir(), "--nodes", "0")
 	k := newKubectl(t, bin, s)
 	cs := clientsetFor(t, s)
@@ -245,7 +251,7 @@ func TestEtcdDown(t *testing.T) {
 		k.ok(t, "create", "configmap", fmt.Sprintf("before-%d", i))
 	}
 
-	cluster.Members[0].Stop()
+	cluster.Stop()
 	// The server is given 3 s to answer (kubectl's --request-timeout
 	// would also end the wait on kubectl's side at the same moment).
 	during := writeFile(t, "during.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during"}}`)
@@ -272,7 +278,7 @@ func TestEtcdDown(t *testing.T) {
 		t.Fatalf("the server did not log that etcd is unreachable:\n%s", s.log.String())
 	}
 
-	cluster.Members[0].Restart(t)
+	cluster.Restart(t)
 	eventually(t, "/readyz once etcd is back", func() (string, bool) {
 		r := k.run(t, "get", "--raw", "/readyz")
 		return r.String(), r.err == nil
