@@ -86,10 +86,12 @@ type Store struct {
 	mapSize      int64
 	broken       error // a log or sync failure: no write is safe after it
 	flushPending bool
-	flushReq     chan struct{}
-	flushNow     chan struct{}
-	flushed      chan struct{}
-	flusherDone  chan struct{}
+	// sinceCheckpoint counts the commits since the last checkpoint.
+	sinceCheckpoint int
+	flushReq        chan struct{}
+	flushNow        chan struct{}
+	flushed         chan struct{}
+	flusherDone     chan struct{}
 }
 
 var _ storage.Interface = (*Store)(nil)

@@ -74,6 +74,7 @@ func (s *Store) writeLoop() {
 			batch = append(batch, r)
 		case <-s.flushed:
 			s.flushPending = false
+			s.sinceCheckpoint = 0
 			if s.pin != nil && s.broken == nil {
 				if err := s.checkpoint(); err != nil {
 					s.broken = err
@@ -166,7 +167,8 @@ func (s *Store) requestCheckpoint() {
 		s.flushPending = true
 		s.flushReq <- struct{}{} // buffered, and empty while none is pending
 	}
-	if s.log.off-s.log.recordStart() > checkpointBytes {
+	s.sinceCheckpoint++
+	if s.log.off-s.log.recordStart() > checkpointBytes || s.sinceCheckpoint == checkpointCommits {
 		select {
 		case s.flushNow <- struct{}{}:
 		default:
