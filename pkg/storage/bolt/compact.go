@@ -22,6 +22,10 @@ func (s *Store) Compact(ctx context.Context, revision int64) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
+	// bbolt must hold the revision before it can be compacted.
+	if err := s.awaitCommitted(min(revision, s.rev.Load())); err != nil {
+		return err
+	}
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	err := s.db.Update(func(tx *bbolt.Tx) error {

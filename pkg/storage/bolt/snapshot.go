@@ -27,6 +27,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	if s.closed.Load() {
 		return nil, storage.ErrClosed
 	}
+	if err := s.awaitCommitted(s.rev.Load()); err != nil {
+		return nil, err
+	}
 	tx, err := s.db.Begin(false)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: snapshot: %w", err)

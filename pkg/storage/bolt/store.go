@@ -92,6 +92,24 @@ type Store struct {
 	flushNow        chan struct{}
 	flushed         chan struct{}
 	flusherDone     chan struct{}
+
+	// The open write transaction of pinned mode (deferred.go): batches
+	// are applied to it and made durable by the log, and it is
+	// committed to bbolt later, for many batches at once. Only the
+	// writer touches these.
+	open        *bbolt.Tx
+	openRev     int64 // the last revision applied to open
+	openCost    int64 // what the batches in open add to the usage
+	openBatches int
+	openTimer   *time.Timer
+	// committed is the last revision bbolt has committed; readers wait
+	// for it to reach what they must see. lost, once set, fails every
+	// read: bbolt lacks acknowledged writes that only the log holds.
+	committed atomic.Int64
+	lost      atomic.Pointer[error]
+	commitMu  sync.Mutex
+	commitCh  chan struct{} // closed at the next commit
+	commitReq chan struct{} // a reader asks for a commit now
 }
 
 var _ storage.Interface = (*Store)(nil)
@@ -112,6 +130,8 @@ func Open(path string, opts Options) (_ *Store, err error) {
 		flushNow:    make(chan struct{}, 1),
 		flushed:     make(chan struct{}),
 		flusherDone: make(chan struct{}),
+		commitCh:    make(chan struct{}),
+		commitReq:   make(chan struct{}, 1),
 	}
 	if s.maxBatch <= 0 {
 		s.maxBatch = 1024
@@ -174,6 +194,7 @@ func Open(path string, opts Options) (_ *Store, err error) {
 		return nil, fmt.Errorf("bolt: initialise %s: %w", path, err)
 	}
 	s.rev.Store(rev)
+	s.committed.Store(rev)
 	if s.log != nil {
 		if err := s.checkpoint(); err != nil {
 			return nil, err
@@ -297,6 +318,9 @@ func (s *Store) view(fn func(tx *bbolt.Tx) error) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
+	if err := s.awaitCommitted(s.rev.Load()); err != nil {
+		return err
+	}
 	err := s.db.View(fn)
 	if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		return storage.ErrClosed
@@ -384,6 +408,10 @@ func (s *Store) Watch(ctx context.Context, prefix string, afterRevision int64) (
 func (s *Store) history(prefix string, after, upTo int64, limit int) ([]storage.Event, int64, error) {
 	var events []storage.Event
 	scanned := upTo
+	// The feed may have published past s.rev, which view waits for.
+	if err := s.awaitCommitted(upTo); err != nil {
+		return nil, 0, err
+	}
 	err := s.view(func(tx *bbolt.Tx) error {
 		if _, compacted := revisions(tx); after < compacted {
 			return &storage.CompactedError{Requested: after, Oldest: compacted}

@@ -75,13 +75,21 @@ func (s *Store) writeLoop() {
 		case <-s.flushed:
 			s.flushPending = false
 			s.sinceCheckpoint = 0
+			s.commitOpen()
 			if s.pin != nil && s.broken == nil {
 				if err := s.checkpoint(); err != nil {
 					s.broken = err
 				}
 			}
 			continue
+		case <-s.commitReq:
+			s.commitOpen()
+			continue
+		case <-s.openTimerC():
+			s.commitOpen()
+			continue
 		case <-s.closing:
+			s.commitOpen()
 			return
 		}
 	fill:
@@ -99,6 +107,9 @@ func (s *Store) writeLoop() {
 		}
 		clear(batch)
 		batch = batch[:0]
+		if s.openBatches >= openBatchLimit {
+			s.commitOpen()
+		}
 	}
 }
 
@@ -125,15 +136,30 @@ func (s *Store) commitBatch(batch []*request) ([]storage.Event, error) {
 	if s.broken != nil {
 		return nil, s.broken
 	}
+	if s.pin != nil {
+		if err := s.openTx(); err != nil {
+			return nil, err
+		}
+		if !s.nearMapEnd(s.open, batchBytes(batch)) {
+			return s.commitBatchOpen(batch)
+		}
+		// Near the end of the map: commit what is open, then leave
+		// pinned mode below.
+		s.commitOpen()
+		if s.broken != nil {
+			return nil, s.broken
+		}
+	}
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	events, size, err := s.apply(tx, batch)
+	events, _, err := s.apply(tx, batch, 0)
 	if err != nil {
 		return nil, err
 	}
+	size := batchBytes(batch)
 	if s.pin != nil && s.nearMapEnd(tx, size) {
 		if err := s.unpin(tx); err != nil {
 			s.broken = err
@@ -154,10 +180,20 @@ func (s *Store) commitBatch(batch []*request) ([]storage.Event, error) {
 		}
 		return nil, err
 	}
+	s.setCommitted(events[len(events)-1].Revision)
 	if s.pin != nil {
 		s.requestCheckpoint()
 	}
 	return events, nil
+}
+
+// batchBytes is what a batch's keys and values come to.
+func batchBytes(batch []*request) int {
+	n := 0
+	for _, r := range batch {
+		n += len(r.key) + len(r.value)
+	}
+	return n
 }
 
 // requestCheckpoint has the flusher prepare a checkpoint within
@@ -176,17 +212,18 @@ func (s *Store) requestCheckpoint() {
 	}
 }
 
-// apply performs batch in tx and returns the changes made and the bytes
-// they wrote.
-func (s *Store) apply(tx *bbolt.Tx, batch []*request) ([]storage.Event, int, error) {
+// apply performs batch in tx and returns the changes made and what they
+// add to the usage. pending is what earlier batches in tx added, which
+// bbolt does not count until tx commits.
+func (s *Store) apply(tx *bbolt.Tx, batch []*request, pending int64) ([]storage.Event, int64, error) {
 	rev := s.rev.Load()
 	events := make([]storage.Event, 0, len(batch))
 	w := writeTx{tx: tx, b: bucketsOf(tx), chunkSize: s.chunkSize}
-	var used int64
+	var used, start int64
 	if s.quota > 0 {
-		used = s.usage(tx)
+		used = s.usage(tx) + pending
+		start = used
 	}
-	size := 0
 	for _, r := range batch {
 		// Past the quota only deletes go through: they are how the
 		// store gets back under it.
@@ -207,15 +244,14 @@ func (s *Store) apply(tx *bbolt.Tx, batch []*request) ([]storage.Event, int, err
 		}
 		rev++
 		r.rev = rev
-		size += len(r.key) + len(r.value)
 		events = append(events, ev)
 	}
 	if len(events) == 0 {
-		// Every request failed its precondition: roll back rather
-		// than pay an fsync for an empty commit.
+		// Every request failed its precondition: nothing was written,
+		// and no fsync is owed.
 		return nil, 0, errNothingWritten
 	}
-	return events, size, tx.Bucket(bucketMeta).Put(metaRevision, revBytes(rev))
+	return events, used - start, tx.Bucket(bucketMeta).Put(metaRevision, revBytes(rev))
 }
 
 var errNothingWritten = errors.New("bolt: nothing to write")
