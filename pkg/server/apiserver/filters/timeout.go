@@ -115,6 +115,7 @@ func serveWithin(ctx context.Context, deadline time.Time, w http.ResponseWriter,
 	}
 	done := make(chan any, 1)
 	go func() {
+		growStack()
 		defer func() {
 			p := recover()
 			if p != nil && p != http.ErrAbortHandler {
