@@ -21,8 +21,12 @@ import (
 // Nothing about durability changes: a crash loses the open transaction,
 // and the next open replays the log from the checkpoint, as it replays
 // what unsynced commits held before.
+//
+// With 64 clients creating through the server, a commit every 10 ms
+// gave 5,140-5,180 creates/s, every 20 ms 5,650, every 30 or 50 ms
+// 5,400-5,580: longer, larger commits stop paying off.
 const (
-	commitDelay    = 10 * time.Millisecond
+	commitDelay    = 20 * time.Millisecond
 	openBatchLimit = 256
 )
 
