@@ -111,15 +111,17 @@ func (s *Store) loseOpen(err error) {
 func (s *Store) loseRead(err error) {
 	s.broken = err
 	s.lost.Store(&err)
-	s.commitMu.Lock()
-	close(s.commitCh)
-	s.commitCh = make(chan struct{})
-	s.commitMu.Unlock()
+	s.wakeReaders()
 }
 
 // setCommitted records that bbolt holds every revision up to rev.
 func (s *Store) setCommitted(rev int64) {
 	s.committed.Store(rev)
+	s.wakeReaders()
+}
+
+// wakeReaders wakes every reader waiting in awaitCommitted.
+func (s *Store) wakeReaders() {
 	s.commitMu.Lock()
 	close(s.commitCh)
 	s.commitCh = make(chan struct{})
