@@ -42,10 +42,7 @@ func (s *Server) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, apierror.MethodNotAllowed())
 		return
 	}
-	u, ok := user.From(r.Context())
-	if !ok {
-		u = user.Anonymous
-	}
+	u := user.Caller(r.Context())
 	if !slices.Contains(u.Groups, snapshotGroup) {
 		writeStatus(w, apierror.New(http.StatusForbidden, metav1.StatusReasonForbidden,
 			fmt.Sprintf("forbidden: User %q cannot get path %q", u.Username, r.URL.Path)))

@@ -14,10 +14,7 @@ import (
 type selfSubjectReviewStrategy struct{}
 
 func (selfSubjectReviewStrategy) Create(ctx context.Context, obj map[string]any) (map[string]any, error) {
-	u, ok := user.From(ctx)
-	if !ok {
-		u = user.Anonymous
-	}
+	u := user.Caller(ctx)
 	return map[string]any{
 		"apiVersion": obj["apiVersion"],
 		"kind":       obj["kind"],

@@ -20,6 +20,15 @@ func WithInfo(ctx context.Context, u authenticationv1.UserInfo) context.Context 
 	return context.WithValue(ctx, key{}, u)
 }
 
+// Caller returns the caller ctx carries, or Anonymous when the server
+// does not know who it is.
+func Caller(ctx context.Context) authenticationv1.UserInfo {
+	if u, ok := From(ctx); ok {
+		return u
+	}
+	return Anonymous
+}
+
 // From returns the caller ctx carries, if the server knows who it is.
 func From(ctx context.Context) (authenticationv1.UserInfo, bool) {
 	u, ok := ctx.Value(key{}).(authenticationv1.UserInfo)

@@ -74,7 +74,6 @@ func (s *Store) commitBatchOpen(batch []*request) ([]storage.Event, error) {
 		return nil, err
 	}
 	s.openCost += cost
-	s.openRev = events[len(events)-1].Revision
 	s.openBatches++
 	s.requestCheckpoint()
 	return events, nil
@@ -93,7 +92,8 @@ func (s *Store) commitOpen() {
 		s.loseRead(fmt.Errorf("bolt: commit: %w", err))
 		return
 	}
-	s.setCommitted(s.openRev)
+	// Every batch in tx was published before the writer came here.
+	s.setCommitted(s.rev.Load())
 }
 
 // loseOpen rolls back the open transaction after a failure. What it

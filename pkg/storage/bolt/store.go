@@ -98,7 +98,6 @@ type Store struct {
 	// committed to bbolt later, for many batches at once. Only the
 	// writer touches these.
 	open        *bbolt.Tx
-	openRev     int64 // the last revision applied to open
 	openCost    int64 // what the batches in open add to the usage
 	openBatches int
 	openTimer   *time.Timer

@@ -85,23 +85,18 @@ func Copy(ctx context.Context, from storage.Interface, to Target, opts Options) 
 	if _, err := to.Advance(ctx, res.SourceRevision); err != nil {
 		return Result{}, fmt.Errorf("migration: advance the target's revision to %d: %w", res.SourceRevision, err)
 	}
-	list := storage.ListOptions{Revision: res.SourceRevision, Limit: opts.PageSize}
-	for {
-		page, err := from.List(ctx, opts.Prefix, list)
-		if err != nil {
-			return res, fmt.Errorf("migration: read the source: %w", err)
+	err = eachPage(ctx, "source", from, opts.Prefix, res.SourceRevision, opts.PageSize, func(items []storage.KeyValue) error {
+		if err := put(ctx, to, items, opts.Workers); err != nil {
+			return err
 		}
-		if err := put(ctx, to, page.Items, opts.Workers); err != nil {
-			return res, err
-		}
-		res.Keys += len(page.Items)
+		res.Keys += len(items)
 		if opts.Progress != nil {
 			opts.Progress(res.Keys)
 		}
-		if page.Continue == "" {
-			break
-		}
-		list = storage.ListOptions{Continue: page.Continue, Limit: opts.PageSize}
+		return nil
+	})
+	if err != nil {
+		return res, err
 	}
 	if res.Revision, err = to.Revision(ctx); err != nil {
 		return res, fmt.Errorf("migration: read the target: %w", err)
@@ -152,20 +147,34 @@ feed:
 	return first
 }
 
+// eachPage hands fn the keys under prefix at revision rev (0: current),
+// a page at a time; which names the store in errors.
+func eachPage(ctx context.Context, which string, st storage.Interface, prefix string, rev, limit int64, fn func([]storage.KeyValue) error) error {
+	list := storage.ListOptions{Revision: rev, Limit: limit}
+	for {
+		page, err := st.List(ctx, prefix, list)
+		if err != nil {
+			return fmt.Errorf("migration: read the %s: %w", which, err)
+		}
+		if err := fn(page.Items); err != nil {
+			return err
+		}
+		if page.Continue == "" {
+			return nil
+		}
+		list = storage.ListOptions{Continue: page.Continue, Limit: limit}
+	}
+}
+
 // verify counts the target's keys: a writer that slipped in would show.
 func verify(ctx context.Context, to storage.Interface, opts Options, want int) error {
 	got := 0
-	list := storage.ListOptions{Limit: opts.PageSize}
-	for {
-		page, err := to.List(ctx, opts.Prefix, list)
-		if err != nil {
-			return fmt.Errorf("migration: verify the target: %w", err)
-		}
-		got += len(page.Items)
-		if page.Continue == "" {
-			break
-		}
-		list = storage.ListOptions{Continue: page.Continue, Limit: opts.PageSize}
+	err := eachPage(ctx, "target", to, opts.Prefix, 0, opts.PageSize, func(items []storage.KeyValue) error {
+		got += len(items)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if got != want {
 		return fmt.Errorf("migration: the target holds %d keys after copying %d: did something else write to it?", got, want)
