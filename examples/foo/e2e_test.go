@@ -39,6 +39,18 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkLifecycle(t, k, operator, healthAddr)
+
+	operator.Stop(t)
+	server.Stop(t)
+}
+
+// checkLifecycle drives one Foo through what the README shows, against
+// a running operator whose probes are at healthAddr: not Ready while its
+// value is baz, Ready with its ConfigMap once it is bar, and gone with
+// that ConfigMap after a delete.
+func checkLifecycle(t *testing.T, k *processtest.Kubectl, operator *processtest.Process, healthAddr string) {
+	t.Helper()
 	if _, err := k.Run(t, fooManifest("x", "baz"), "create", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +71,6 @@ func TestEndToEnd(t *testing.T) {
 	if err := operator.WaitOutput(t, `msg="foo cleaned up"`); err != nil {
 		t.Error(err)
 	}
-
-	operator.Stop(t)
-	server.Stop(t)
 }
 
 func fooManifest(name, value string) string {

@@ -18,11 +18,12 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"version":  {"print the version and exit", runVersion},
-	"server":   {"run the API server (see `setpoint server -h`)", runServer},
-	"migrate":  {"copy a stopped server's embedded store into etcd (setpoint migrate --from bolt:DIR --to etcd:URL)", runMigrate},
-	"snapshot": {"save the embedded store to a file, or restore one (setpoint snapshot save|restore FILE)", runSnapshot},
-	"node":     {"stop or start a simulated node's kubelet (setpoint node stop|start NAME)", runNode},
+	"version":    {"print the version and exit", runVersion},
+	"server":     {"run the API server (see `setpoint server -h`)", runServer},
+	"migrate":    {"copy a stopped server's embedded store into etcd (setpoint migrate --from bolt:DIR --to etcd:URL)", runMigrate},
+	"snapshot":   {"save the embedded store to a file, or restore one (setpoint snapshot save|restore FILE)", runSnapshot},
+	"node":       {"stop or start a simulated node's kubelet (setpoint node stop|start NAME)", runNode},
+	"kubeconfig": {"write a kubeconfig for a user, with a client certificate signed by the server's CA (setpoint kubeconfig --user NAME [--group G]...)", runKubeconfig},
 }
 
 // Run runs the subcommand named by args[0] and returns the process exit

@@ -21,6 +21,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/nodeagent"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
+	"github.com/setpoint-dev/setpoint/pkg/server/serviceaccount"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
@@ -68,6 +69,9 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	gcThreshold := fs.Int("terminated-pod-gc-threshold", podgc.DefaultTerminatedPodThreshold, "number of terminated pods that may exist before the pod garbage collector deletes the oldest; 0 or less turns that collection off")
 	serviceCIDR := fs.String("service-cluster-ip-range", "10.96.0.0/12", "IPv4 CIDR Services' cluster IPs are allocated from; the first address is the kubernetes Service's")
 	nodePorts := fs.String("service-node-port-range", "30000-32767", "ports NodePort and LoadBalancer Services are allocated from")
+	saIssuer := fs.String("service-account-issuer", apiserver.DefaultServiceAccountIssuer, "issuer (iss) of the ServiceAccount tokens the server issues and accepts; when an https URL, its OIDC discovery documents are served at /.well-known/openid-configuration and /openid/v1/jwks")
+	apiAudiences := fs.String("api-audiences", "", "audiences, comma-separated, a ServiceAccount token must be meant for to authenticate a request, and those a TokenRequest naming none gets (default: the issuer)")
+	saMaxExpiration := fs.Duration("service-account-max-token-expiration", 0, "longest lifetime a TokenRequest gets; longer requests are shortened, with a warning (0: no maximum, else between 1h and 2^32s)")
 	gcPercent := fs.Int("gc-percent", 0, "how far the heap may grow past its live data before a garbage collection, in percent, as GOGC sets it; negative turns collection off. 0 paces it: 50, or 256 MiB when that is more, up to 100. GOGC, when set and this flag is not, fixes it too")
 	var limits inflightLimits
 	fs.IntVar(&limits.readOnly, "max-requests-inflight", apiserver.DefaultMaxRequestsInflight, "most read-only requests served at once, watches aside; 0 for no limit")
@@ -127,6 +131,11 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	copts := controllers.Options{TerminatedPodGCThreshold: threshold, Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
 		Nodes: *nodes, ClusterCIDR: *clusterCIDR, NodeMonitorGracePeriod: *nodeGrace}
 	acfg := apiserver.Config{DisableProfiling: !*profiling, AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
+	acfg.ServiceAccounts = apiserver.ServiceAccountConfig{Issuer: *saIssuer, APIAudiences: splitURLs(*apiAudiences), MaxTokenExpiration: *saMaxExpiration}
+	if err := serviceaccount.ValidateMaxExpiration(int64(*saMaxExpiration / time.Second)); err != nil {
+		fmt.Fprintf(stderr, "setpoint server: --service-account-max-token-expiration: %v\n", err)
+		return 2
+	}
 	if err := limits.check(); err != nil {
 		fmt.Fprintf(stderr, "setpoint server: %v\n", err)
 		return 2

@@ -70,8 +70,15 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	hc := opts.HTTPClient
 	if hc == nil {
+		if err := withTokenFile(cfg, log); err != nil {
+			return nil, err
+		}
 		if hc, err = rest.HTTPClientFor(cfg); err != nil {
 			return nil, fmt.Errorf("client: building the transport: %w", err)
 		}
@@ -87,14 +94,11 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 		scheme:   opts.Scheme,
 		mapper:   opts.RESTMapper,
 		protobuf: !opts.DisableProtobuf,
-		log:      opts.Logger,
+		log:      log,
 		limiter:  newLimiter(cfg.QPS, cfg.Burst),
 	}
 	if c.scheme == nil {
 		c.scheme = defaultScheme()
-	}
-	if c.log == nil {
-		c.log = slog.Default()
 	}
 	c.warnings = newWarningLog(c.log)
 	if c.mapper == nil {

@@ -39,7 +39,7 @@ func findConfig(path, kubeContext string) (*rest.Config, error) {
 		return fromKubeconfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, kubeContext)
 	}
 	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" && kubeContext == "" {
-		if cfg, err := rest.InClusterConfig(); err == nil {
+		if cfg, err := InClusterConfig(); err == nil {
 			return cfg, nil
 		}
 	}

@@ -16,7 +16,9 @@
 // non-2xx answer into a *StatusError carrying the server's metav1.Status.
 //
 // client-go is used for two things only: loading kubeconfig
-// (tools/clientcmd, in-cluster config) and building the authenticated
-// transport (rest.HTTPClientFor). Requests, content negotiation,
-// discovery, the REST mapper and watch decoding are written here.
+// (tools/clientcmd) and building the authenticated transport
+// (rest.HTTPClientFor: client certificates, bearer tokens). In-cluster
+// configuration (InCluster), bearer token files re-read as they rotate,
+// requests, content negotiation, discovery, the REST mapper and watch
+// decoding are written here.
 package client

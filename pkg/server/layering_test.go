@@ -50,6 +50,16 @@ func TestLayering(t *testing.T) {
 			forbidden: []string{"pkg/storage"},
 		},
 		{
+			name:      "service account tokens are a pure core",
+			packages:  []string{"pkg/server/serviceaccount"},
+			forbidden: []string{"pkg/server/apiserver", "pkg/server/registry", "pkg/server/watchcache", "pkg/storage", "net/http"},
+		},
+		{
+			name:      "credentials read no objects: the server hands them what tokens name",
+			packages:  []string{"pkg/server/apiserver/credentials"},
+			forbidden: []string{"pkg/server/watchcache", "pkg/server/registry", "pkg/storage"},
+		},
+		{
 			name: "the runtime half does not import the server half",
 			packages: []string{"pkg/client", "pkg/cache", "pkg/workqueue", "pkg/controller", "pkg/manager", "pkg/leaderelection",
 				"pkg/finalizer", "pkg/fsm", "pkg/predicate", "pkg/reconcile", "pkg/events", "pkg/clock", "pkg/cron"},

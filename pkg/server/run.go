@@ -80,6 +80,10 @@ func (s *Server) runControllers(ctx context.Context) {
 	if opts.Logger == nil {
 		opts.Logger = s.log
 	}
+	if len(opts.RootCA) == 0 {
+		// What pods must trust to reach this server.
+		opts.RootCA = s.creds.CAPEM
+	}
 	if err := controllers.Run(ctx, s.LoopbackConfig(), opts); err != nil {
 		s.log.Error("built-in controllers stopped", "err", err)
 	}

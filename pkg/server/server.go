@@ -19,6 +19,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server/serviceaccount"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 	"github.com/setpoint-dev/setpoint/pkg/storage/bolt"
 )
@@ -61,8 +62,11 @@ type Config struct {
 	Kubeconfig string
 
 	// API tunes the API server: timeouts, in-flight limits, access log,
-	// cache limits. New fills in Storage, Logger and StorageSize, and
-	// Authenticator from the credentials when it is nil.
+	// cache limits, the service account issuer. New fills in Storage,
+	// Logger and StorageSize, Authenticator from the credentials when it
+	// is nil, and the service account signing key when it is nil: the
+	// PKI directory's (created there on the first start), or a fresh one
+	// for a server without a DataDir or PKIDir.
 	API apiserver.Config
 	// Controllers tune the built-in controllers, which reach the API over
 	// loopback as the server's own identity. Disabling all of them runs
@@ -148,6 +152,11 @@ func New(cfg Config) (_ *Server, err error) {
 	if acfg.Authenticator == nil {
 		acfg.Authenticator = s.creds.Authenticator()
 	}
+	if acfg.ServiceAccounts.Key == nil {
+		if acfg.ServiceAccounts.Key, err = loadServiceAccountKey(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if b, ok := s.store.(*bolt.Store); ok && acfg.Snapshot == nil {
 		acfg.Snapshot = func() (apiserver.StoreSnapshot, error) {
 			sn, err := b.Snapshot()
@@ -209,6 +218,17 @@ func loadCredentials(cfg Config) (*credentials.Credentials, error) {
 		return credentials.Generate(hosts, time.Now())
 	}
 	return credentials.LoadOrCreate(credentials.Options{Dir: cfg.DataDir, PKIDir: cfg.PKIDir, Hosts: hosts})
+}
+
+// loadServiceAccountKey returns the key ServiceAccount tokens are signed
+// with: sa.key in the PKI directory, created there on the first start,
+// so that replicas sharing the directory sign and accept the same
+// tokens; a fresh one for a server that keeps nothing on disk.
+func loadServiceAccountKey(cfg Config) (*serviceaccount.Key, error) {
+	if cfg.DataDir == "" && cfg.PKIDir == "" {
+		return serviceaccount.GenerateKey()
+	}
+	return serviceaccount.LoadOrCreateKey(credentials.Options{Dir: cfg.DataDir, PKIDir: cfg.PKIDir}.PKIPath())
 }
 
 // dialAddress is the address clients should dial: a wildcard listen

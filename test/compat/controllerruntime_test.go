@@ -292,6 +292,13 @@ func TestControllerRuntimeClient(t *testing.T) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
+	// As in kube, the new namespace gets its CA bundle, which the lists
+	// of ConfigMaps below hold too.
+	const rootCA = "kube-root-ca.crt"
+	waitFor(t, "the namespace's "+rootCA, func() (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: rootCA}, &corev1.ConfigMap{})
+		return err == nil, err
+	})
 
 	t.Run("ConfigMap", func(t *testing.T) {
 		for i, color := range []string{"red", "blue", "red"} {
@@ -326,16 +333,16 @@ func TestControllerRuntimeClient(t *testing.T) {
 		if !slices.Equal(gotNames, []string{"cm-0", "cm-2"}) {
 			t.Errorf("list color=red: got %v, want [cm-0 cm-2]", gotNames)
 		}
-		// Paging with Limit and Continue.
+		// Paging with Limit and Continue, over the three and the CA bundle.
 		var page corev1.ConfigMapList
-		if err := c.List(ctx, &page, client.InNamespace(ns), client.Limit(2)); err != nil {
+		if err := c.List(ctx, &page, client.InNamespace(ns), client.Limit(3)); err != nil {
 			t.Fatal(err)
 		}
-		if len(page.Items) != 2 || page.Continue == "" {
-			t.Errorf("list limit 2: got %d items continue %q, want 2 and a continue token", len(page.Items), page.Continue)
+		if len(page.Items) != 3 || page.Continue == "" {
+			t.Errorf("list limit 3: got %d items continue %q, want 3 and a continue token", len(page.Items), page.Continue)
 		} else {
 			var rest corev1.ConfigMapList
-			if err := c.List(ctx, &rest, client.InNamespace(ns), client.Limit(2), client.Continue(page.Continue)); err != nil {
+			if err := c.List(ctx, &rest, client.InNamespace(ns), client.Limit(3), client.Continue(page.Continue)); err != nil {
 				t.Fatal(err)
 			}
 			if len(rest.Items) != 1 || rest.Continue != "" {
@@ -408,8 +415,8 @@ func TestControllerRuntimeClient(t *testing.T) {
 		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Items) != 1 || list.Items[0].Name != "cm-2" {
-			t.Errorf("list after deletes: got %d items, want [cm-2]", len(list.Items))
+		if len(list.Items) != 2 || list.Items[0].Name != "cm-2" || list.Items[1].Name != rootCA {
+			t.Errorf("list after deletes: got %d items, want [cm-2 %s]", len(list.Items), rootCA)
 		}
 
 		// Metadata-only reads, as OnlyMetadata controllers do.
@@ -426,8 +433,8 @@ func TestControllerRuntimeClient(t *testing.T) {
 		if err := c.List(ctx, pomList, client.InNamespace(ns)); err != nil {
 			t.Fatalf("list metadata: %v", err)
 		}
-		if len(pomList.Items) != 1 || pomList.Items[0].Name != "cm-2" {
-			t.Errorf("list metadata: got %d items, want [cm-2]", len(pomList.Items))
+		if len(pomList.Items) != 2 || pomList.Items[0].Name != "cm-2" || pomList.Items[1].Name != rootCA {
+			t.Errorf("list metadata: got %d items, want [cm-2 %s]", len(pomList.Items), rootCA)
 		}
 
 		// generateName, dry run, unconditional update, foreground delete.

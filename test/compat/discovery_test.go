@@ -64,6 +64,16 @@ func TestDiscovery(t *testing.T) {
 		{"apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", false, []string{"crd", "crds"}, nil},
 		{"batch/v1", "jobs", "Job", true, nil, nil},
 		{"batch/v1", "cronjobs", "CronJob", true, []string{"cj"}, nil},
+		// rbac.authorization.k8s.io/v1 and authorization.k8s.io/v1 as
+		// the oracle lists them: the reviews are answered, not stored.
+		{"rbac.authorization.k8s.io/v1", "roles", "Role", true, nil, nil},
+		{"rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", false, nil, nil},
+		{"rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding", true, nil, nil},
+		{"rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", false, nil, nil},
+		{"authorization.k8s.io/v1", "localsubjectaccessreviews", "LocalSubjectAccessReview", true, nil, []string{"create"}},
+		{"authorization.k8s.io/v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, nil, []string{"create"}},
+		{"authorization.k8s.io/v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, nil, []string{"create"}},
+		{"authorization.k8s.io/v1", "subjectaccessreviews", "SubjectAccessReview", false, nil, []string{"create"}},
 	}
 	for _, legacy := range []bool{false, true} {
 		name := "aggregated"

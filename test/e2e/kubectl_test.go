@@ -120,19 +120,29 @@ func TestKubectl(t *testing.T) {
 		if got, want := k.createFile(t, manifest), "configmap/settings created\n"; got != want {
 			t.Errorf("kubectl create -f: %q, want %q", got, want)
 		}
+		// As in kube, the namespace has the CA bundle beside the test's own.
+		waitRootCA(t, k, ns)
 
 		// Table output, for one object and for the list.
-		for _, args := range [][]string{
-			{"get", "configmap", "settings", "-n", ns},
-			{"get", "cm", "-n", ns},
-			{"get", "configmaps.v1.", "-n", ns},
+		for _, tc := range []struct {
+			args []string
+			want [][2]string // NAME, DATA
+		}{
+			{[]string{"get", "configmap", "settings", "-n", ns}, [][2]string{{"settings", "2"}}},
+			{[]string{"get", "cm", "-n", ns}, [][2]string{{"kube-root-ca.crt", "1"}, {"settings", "2"}}},
+			{[]string{"get", "configmaps.v1.", "-n", ns}, [][2]string{{"kube-root-ca.crt", "1"}, {"settings", "2"}}},
 		} {
-			tb := parseTable(t, k.ok(t, args...))
+			tb := parseTable(t, k.ok(t, tc.args...))
 			if want := []string{"NAME", "DATA", "AGE"}; !slices.Equal(tb.header, want) {
-				t.Errorf("kubectl %s: header %q, want %q", strings.Join(args, " "), tb.header, want)
+				t.Errorf("kubectl %s: header %q, want %q", strings.Join(tc.args, " "), tb.header, want)
 			}
-			if len(tb.rows) != 1 || tb.rows[0]["NAME"] != "settings" || tb.rows[0]["DATA"] != "2" || !isYoungAge(tb.rows[0]["AGE"]) {
-				t.Errorf("kubectl %s: rows %v, want one: settings 2 <seconds>", strings.Join(args, " "), tb.rows)
+			ok := len(tb.rows) == len(tc.want)
+			for i := 0; ok && i < len(tc.want); i++ {
+				row := tb.rows[i]
+				ok = row["NAME"] == tc.want[i][0] && row["DATA"] == tc.want[i][1] && isYoungAge(row["AGE"])
+			}
+			if !ok {
+				t.Errorf("kubectl %s: rows %v, want %v with ages in seconds", strings.Join(tc.args, " "), tb.rows, tc.want)
 			}
 		}
 
@@ -162,13 +172,13 @@ func TestKubectl(t *testing.T) {
 		k.yamlMatches(t, obj, "get", "configmap", "settings", "-n", ns)
 
 		list := k.getJSON(t, "configmaps", "-n", ns)
-		if items, _ := list["items"].([]any); str(list, "kind") != "List" || len(items) != 1 {
-			t.Errorf("get configmaps -o json: kind %q with %d items, want List with 1", str(list, "kind"), len(items))
+		if items, _ := list["items"].([]any); str(list, "kind") != "List" || len(items) != 2 {
+			t.Errorf("get configmaps -o json: kind %q with %d items, want List with 2", str(list, "kind"), len(items))
 		}
 		if got, want := k.ok(t, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data.color}"), "blue"; got != want {
 			t.Errorf("-o jsonpath: %q, want %q", got, want)
 		}
-		if got, want := k.ok(t, "get", "configmaps", "-n", ns, "-o", "name"), "configmap/settings\n"; got != want {
+		if got, want := k.ok(t, "get", "configmaps", "-n", ns, "-o", "name"), "configmap/kube-root-ca.crt\nconfigmap/settings\n"; got != want {
 			t.Errorf("-o name: %q, want %q", got, want)
 		}
 
@@ -315,6 +325,7 @@ spec:
 				flags: []string{"--watch", "--output-watch-events"},
 				want: [][]string{
 					{"EVENT", "NAME", "DATA"},
+					{"ADDED", "kube-root-ca.crt", "1"},
 					{"ADDED", "seed", "1"},
 					{"ADDED", "w", "1"},
 					{"MODIFIED", "w", "2"},
@@ -326,6 +337,7 @@ spec:
 				flags: []string{"-w"},
 				want: [][]string{
 					{"NAME", "DATA", "AGE"},
+					{"kube-root-ca.crt", "1"},
 					{"seed", "1"},
 					{"w", "1"},
 					{"w", "2"},
@@ -338,6 +350,8 @@ spec:
 				ns := "e2e-watch-" + tc.name
 				k.ok(t, "create", "namespace", ns)
 				k.ok(t, "create", "configmap", "seed", "-n", ns, "--from-literal=a=1")
+				// Listed before the watch starts, not as one of its events.
+				waitRootCA(t, k, ns)
 
 				w := k.start(t, time.Minute, append([]string{"get", "configmaps", "-n", ns}, tc.flags...)...)
 				var got [][]string
@@ -348,6 +362,7 @@ spec:
 					got = append(got, f[:min(len(f), len(want))])
 				}
 				next() // header
+				next() // kube-root-ca.crt and
 				next() // seed: the list is printed, so the watch follows it
 				k.ok(t, "create", "configmap", "w", "-n", ns, "--from-literal=a=1")
 				next()
@@ -426,8 +441,9 @@ data:
 			t.Errorf("kubectl get configmaps -A --field-selector metadata.namespace=%s after deleting the namespace: %q, want none", ns, out)
 		}
 		k.ok(t, "create", "namespace", ns)
-		if out := k.ok(t, "get", "configmaps", "-n", ns, "-o", "name"); out != "" {
-			t.Errorf("configmaps in a recreated namespace %s: %q, want none", ns, out)
+		waitRootCA(t, k, ns)
+		if out := k.ok(t, "get", "configmaps", "-n", ns, "-o", "name"); out != "configmap/kube-root-ca.crt\n" {
+			t.Errorf("configmaps in a recreated namespace %s: %q, want only the new CA bundle", ns, out)
 		}
 	})
 
@@ -571,21 +587,24 @@ data:
 		} {
 			k.createFile(t, configMapYAML(ns, name, labels, map[string]string{"k": "v"}))
 		}
+		// The namespace's CA bundle, unlabelled, is matched too, as in kube.
+		waitRootCA(t, k, ns)
+		const ca = "kube-root-ca.crt"
 		for _, tc := range []struct {
 			flags []string
 			want  []string
 		}{
 			{[]string{"-l", "app=a"}, []string{"a1", "a2"}},
 			{[]string{"-l", "app=a,tier=web"}, []string{"a1"}},
-			{[]string{"-l", "app!=a"}, []string{"b1"}},
+			{[]string{"-l", "app!=a"}, []string{"b1", ca}},
 			{[]string{"-l", "app in (a,b)"}, []string{"a1", "a2", "b1"}},
-			{[]string{"-l", "tier notin (web)"}, []string{"a2", "b1"}},
+			{[]string{"-l", "tier notin (web)"}, []string{"a2", "b1", ca}},
 			{[]string{"-l", "tier"}, []string{"a1", "a2"}},
-			{[]string{"-l", "!tier"}, []string{"b1"}},
+			{[]string{"-l", "!tier"}, []string{"b1", ca}},
 			{[]string{"-l", "app=zzz"}, nil},
 			{[]string{"--field-selector", "metadata.name=a1"}, []string{"a1"}},
-			{[]string{"--field-selector", "metadata.name!=a1"}, []string{"a2", "b1"}},
-			{[]string{"--field-selector", "metadata.namespace=" + ns}, []string{"a1", "a2", "b1"}},
+			{[]string{"--field-selector", "metadata.name!=a1"}, []string{"a2", "b1", ca}},
+			{[]string{"--field-selector", "metadata.namespace=" + ns}, []string{"a1", "a2", "b1", ca}},
 			{[]string{"-l", "app=a", "--field-selector", "metadata.name=a2"}, []string{"a2"}},
 		} {
 			args := append([]string{"get", "configmaps", "-n", ns, "-o", "name"}, tc.flags...)
@@ -706,3 +725,13 @@ type: Warning
 source: {component: kubelet, host: node-a}
 count: 3
 `
+
+// waitRootCA waits until the root CA publisher has put kube-root-ca.crt
+// in ns, as kube-controller-manager does in every new namespace.
+func waitRootCA(t *testing.T, k *kubectl, ns string) {
+	t.Helper()
+	eventually(t, "kube-root-ca.crt in "+ns, func() (string, bool) {
+		r := k.run(t, "get", "configmap", "kube-root-ca.crt", "-n", ns, "-o", "name")
+		return r.String(), r.err == nil
+	})
+}

@@ -111,11 +111,21 @@ func NotAcceptable(accepted []string) *StatusError {
 		"only the following media types are accepted: "+joinComma(accepted))
 }
 
-// Forbidden refuses a request on one object, worded as kube-apiserver's
-// admission refusals are.
+// Forbidden refuses a request, worded as kube-apiserver's refusals are:
+// on one object (`pods "p" is forbidden: ...`), on a collection when
+// name is empty (`pods is forbidden: ...`), or on a path when gr is
+// empty too (`forbidden: ...`).
 func Forbidden(gr schema.GroupResource, name, reason string) *StatusError {
-	return WithDetails(New(http.StatusForbidden, metav1.StatusReasonForbidden,
-		fmt.Sprintf("%s %q is forbidden: %s", gr.String(), name, reason)), gr, name)
+	var msg string
+	switch {
+	case gr.Empty():
+		msg = "forbidden: " + reason
+	case name == "":
+		msg = fmt.Sprintf("%s is forbidden: %s", gr.String(), reason)
+	default:
+		msg = fmt.Sprintf("%s %q is forbidden: %s", gr.String(), name, reason)
+	}
+	return WithDetails(New(http.StatusForbidden, metav1.StatusReasonForbidden, msg), gr, name)
 }
 
 // Unauthorized is kube-apiserver's Unauthorized Status.
@@ -156,11 +166,22 @@ func From(err error, gr schema.GroupResource, name string) *StatusError {
 	var badRequest *registry.BadRequestError
 	var tooMany *registry.TooManyRequestsError
 	var refused *registry.InternalRefusalError
+	var missing *registry.NotFoundError
+	var invalid *registry.InvalidError
+	var conflict *registry.ConflictError
 	switch {
 	case errors.As(err, &se):
 		return se
 	case errors.As(err, &forbidden):
 		return Forbidden(gr, name, forbidden.Reason)
+	case errors.As(err, &missing) && missing.Resource != (schema.GroupResource{}):
+		return NotFound(missing.Resource, missing.Name)
+	case errors.As(err, &missing):
+		return NotFound(gr, missing.Name)
+	case errors.As(err, &conflict):
+		return Conflict(conflict.Resource, conflict.Name, conflict.Message)
+	case errors.As(err, &invalid):
+		return Invalid(invalid.Kind, invalid.Name, invalid.Errs)
 	case errors.As(err, &tooMany):
 		return TooManyRequests(tooMany)
 	case errors.As(err, &refused):

@@ -24,7 +24,10 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	if err := s.ensureSystemNamespaces(ctx); err != nil {
 		return err
 	}
-	return s.ensureKubernetesService(ctx)
+	if err := s.ensureKubernetesService(ctx); err != nil {
+		return err
+	}
+	return s.bootstrapRBAC(ctx)
 }
 
 // keepSystemNamespaces recreates a missing system namespace every
@@ -52,21 +55,27 @@ func (s *Server) keepSystemNamespaces(ctx context.Context) {
 // ensureSystemNamespaces creates each system namespace that does not
 // exist.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
+	var errs []error
+	for _, name := range systemNamespaces {
+		errs = append(errs, s.ensureNamespace(ctx, name))
+	}
+	return errors.Join(errs...)
+}
+
+// ensureNamespace creates the namespace name unless it exists.
+func (s *Server) ensureNamespace(ctx context.Context, name string) error {
 	res, ok := s.reg.Get(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	if !ok {
 		return nil
 	}
-	var errs []error
-	for _, name := range systemNamespaces {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
-		u.SetName(name)
-		created, err := s.objects.EnsureCreated(ctx, res, u)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("apiserver: system namespace %s: %w", name, err))
-		case created:
-			s.log.Info("created system namespace", "namespace", name)
-		}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
+	u.SetName(name)
+	created, err := s.objects.EnsureCreated(ctx, res, u)
+	switch {
+	case err != nil:
+		return fmt.Errorf("apiserver: system namespace %s: %w", name, err)
+	case created:
+		s.log.Info("created system namespace", "namespace", name)
 	}
-	return errors.Join(errs...)
+	return nil
 }

@@ -23,8 +23,9 @@ var crdGR = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "custo
 
 // onCacheEvent runs on the watch cache's goroutine after each event, in
 // revision order, before the revision is published. CRDs become served
-// resources here.
+// resources here, and RBAC changes reach the authorizer.
 func (s *Server) onCacheEvent(gr schema.GroupResource, ev *watchcache.Event) {
+	s.rbacChanged(gr)
 	if gr != crdGR {
 		return
 	}

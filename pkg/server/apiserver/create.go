@@ -15,6 +15,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, req *request) er
 		return s.bind(w, r, req)
 	case req.subresource == registry.SubresourceEviction:
 		return s.evict(w, r, req)
+	case req.subresource == registry.SubresourceToken:
+		return s.issueToken(w, r, req)
 	case req.subresource.Connects():
 		return s.connect(w, r, req)
 	}

@@ -68,6 +68,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, apierror.Unauthorized())
 		return
 	}
+	r, ok = s.authorize(w, r)
+	if !ok {
+		return
+	}
 	switch {
 	case health:
 		if !s.health.ServeCheck(w, r, endpoint, check) {
@@ -83,6 +87,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveSnapshot(w, r)
 	case path == "/metrics":
 		s.metrics.Handler().ServeHTTP(w, r)
+	case s.servesIssuerDiscovery(path):
+		s.serveIssuerDiscovery(w, r)
 	case discovery.Match(path):
 		s.discovery.ServeHTTP(w, r)
 	case path == "/openapi/v2" || path == "/openapi/v3" || strings.HasPrefix(path, "/openapi/v3/"):

@@ -16,11 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/discovery"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/filters"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/healthz"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/metrics"
+	"github.com/setpoint-dev/setpoint/pkg/server/authorizer"
 	"github.com/setpoint-dev/setpoint/pkg/server/openapi"
+	"github.com/setpoint-dev/setpoint/pkg/server/rbac"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
@@ -57,7 +60,15 @@ type Config struct {
 	// Authenticator checks each request's credentials; nil lets every
 	// request in (for callers that authenticate in front of Handler).
 	Authenticator Authenticator
-	Logger        *slog.Logger
+	// Authorization is the authorization mode: AuthorizationRBAC (the
+	// default) or AuthorizationAlwaysAllow. Without an Authenticator
+	// every request is allowed.
+	Authorization string
+	// ServiceAccounts configure ServiceAccount tokens: TokenRequest,
+	// their authentication and the issuer's discovery documents. They
+	// are off without a signing key.
+	ServiceAccounts ServiceAccountConfig
+	Logger          *slog.Logger
 	// AccessLog logs every request at Info: method, path, user, code
 	// and latency.
 	AccessLog bool
@@ -125,6 +136,14 @@ type Server struct {
 	openapi   *openapi.Service
 	inflight  *filters.Inflight
 	health    *healthz.Checker
+	authz     authorizer.Authorizer
+	rbac      *rbac.Authorizer // nil unless authz is RBAC
+	// serviceAccounts say how ServiceAccount tokens are issued and
+	// checked; tokens authenticates them (nil without a key); baseAuthn
+	// is Config.Authenticator before they were added to it.
+	serviceAccounts *serviceAccounts
+	tokens          *credentials.ServiceAccountTokens
+	baseAuthn       Authenticator
 
 	terminating  sync.Map // names of CRDs being deleted
 	cacheSchemas sync.Map // CRD name -> schemaFingerprint of its cache
@@ -141,8 +160,22 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Storage == nil {
 		return nil, errors.New("apiserver: Config.Storage is required")
 	}
+	var s *Server
+	az, rb, err := newAuthorizer(cfg, func(ctx context.Context) (rbac.Objects, error) { return s.loadRBAC(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	roles := &cachedRoles{} // reads through s, once it exists
+	sa, err := newServiceAccounts(cfg.ServiceAccounts)
+	if err != nil {
+		return nil, err
+	}
+	reviewer := &tokenReviewer{} // reads through s, once it exists
 	if cfg.Registry == nil {
-		cfg.Registry = registry.New(registry.BuiltinWith(registry.BuiltinOptions{Services: cfg.ServiceRanges})...)
+		o := builtinAuthorization(rb, roles)
+		o.Services = cfg.ServiceRanges
+		o.Tokens, o.TokenReviewer = sa.registryTokens(), reviewer
+		cfg.Registry = registry.New(registry.BuiltinWith(o)...)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -173,7 +206,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	probe := healthz.NewLogProbe(cfg.Logger.Handler())
 	m := metrics.New()
-	s := &Server{
+	s = &Server{
+		authz: az, rbac: rb,
 		cfg: cfg, storage: cfg.Storage, reg: cfg.Registry, log: slog.New(probe), now: cfg.Now,
 		discovery:    discovery.New(cfg.Registry),
 		metrics:      m,
@@ -184,6 +218,9 @@ func New(cfg Config) (*Server, error) {
 			Watches: cfg.MaxWatches, Leases: cfg.LeaseRequestsInflight,
 		}, m),
 	}
+	roles.s = s
+	reviewer.s = s
+	s.addServiceAccountTokens(sa)
 	s.openapi = openapi.NewService()
 	s.publishOpenAPI(groupVersionsOf(s.reg.Resources())...)
 	s.cache = watchcache.New(cfg.Storage, watchcache.Config{Limits: cfg.CacheLimits, Logger: s.log, OnEvent: s.onCacheEvent, OnListed: s.serveStoredCRDs})

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/apiservertest"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
@@ -55,6 +57,20 @@ func TestSelfSubjectReview(t *testing.T) {
 			body:       selfSubjectReview,
 			wantUser:   "system:apiserver",
 			wantGroups: []any{"system:authenticated", "system:masters"},
+		},
+		{
+			name:       "client certificate",
+			c:          certClient(t, apiservertest.Start(t), "alice", "dev", "ops"),
+			body:       selfSubjectReview,
+			wantUser:   "alice",
+			wantGroups: []any{"dev", "ops", "system:authenticated"},
+		},
+		{
+			name:       "client certificate in system:masters",
+			c:          certClient(t, apiservertest.Start(t), "bob", "system:masters"),
+			body:       selfSubjectReview,
+			wantUser:   "bob",
+			wantGroups: []any{"system:masters", "system:authenticated"},
 		},
 		{
 			name:       "no authenticator",
@@ -129,4 +145,21 @@ func TestSelfSubjectReviewOnlyCreates(t *testing.T) {
 	if n := listLen(c.srv, "/registry/authentication.k8s.io/"); n != 0 {
 		t.Errorf("got %d stored objects under authentication.k8s.io, want 0", n)
 	}
+}
+
+// certClient reaches srv with a client certificate for user in groups,
+// signed by the server's CA, and no token.
+func certClient(t *testing.T, srv *apiservertest.Server, user string, groups ...string) *client {
+	t.Helper()
+	cc, err := srv.Credentials.CA().IssueClientCert(credentials.ClientCertOptions{User: user, Groups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.AnonymousClientConfig(srv.Config)
+	cfg.CertData, cfg.KeyData = cc.CertPEM, cc.KeyPEM
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &client{t: t, base: srv.URL, http: hc, srv: srv}
 }

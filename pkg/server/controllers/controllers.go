@@ -1,10 +1,12 @@
 // Package controllers runs the API server's built-in controllers, the
 // ones that make its semantics whole: namespace lifecycle, garbage
 // collection, CRD cleanup, event expiry, Services' endpoints, node
-// health, the eviction of pods from tainted nodes, the scheduler and the
-// simulated nodes that run pods. They are ordinary operators
-// on the public runtime (pkg/manager, pkg/controller, pkg/cache), talking
-// to the server over HTTP like any client; pkg/server runs them next to
+// health, the eviction of pods from tainted nodes, the scheduler, each
+// namespace's default ServiceAccount and CA bundle ConfigMap, the rules
+// of aggregated ClusterRoles, and the simulated nodes that run pods.
+// They are ordinary operators on the public runtime (pkg/manager,
+// pkg/controller, pkg/cache), talking to the server over HTTP like any
+// client; pkg/server runs them next to
 // the API, for `setpoint server` and for the test server
 // (apiservertest's BuiltinControllers option).
 package controllers
@@ -23,6 +25,7 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/clusterroleaggregation"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/cronjob"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/daemonset"
@@ -38,7 +41,9 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/podgc"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/pvcprotection"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/replicaset"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/rootcacertpublisher"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/scheduler"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/serviceaccount"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/statefulset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/tainteviction"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/ttlafterfinished"
@@ -66,6 +71,9 @@ const (
 	StatefulSet      = "statefulset"
 	PVCProtection    = "pvc-protection"
 	Deployment       = "deployment"
+	ServiceAccount   = "serviceaccount"
+	RootCAPublisher  = "root-ca-cert-publisher"
+	RoleAggregation  = "clusterrole-aggregation"
 )
 
 // Names lists every built-in controller.
@@ -80,6 +88,9 @@ func Names() []string {
 		StatefulSet,
 		PVCProtection,
 		Deployment,
+		ServiceAccount,
+		RootCAPublisher,
+		RoleAggregation,
 	}
 }
 
@@ -115,6 +126,10 @@ type Options struct {
 	// before the pod garbage collector deletes the oldest; 0 is 12500,
 	// negative turns that collection off.
 	TerminatedPodGCThreshold int
+	// RootCA is the CA bundle (PEM) the root CA publisher puts in every
+	// namespace's kube-root-ca.crt; empty is the CA the controllers'
+	// rest.Config trusts.
+	RootCA []byte
 	// Logger receives the controllers' logs; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -174,6 +189,8 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		// No built-in controller reads an Event but to expire it.
 		Cache: cache.FactoryOptions{Transforms: map[schema.GroupVersionKind]func(cache.Object) (cache.Object, error){
 			corev1.SchemeGroupVersion.WithKind("Event"): eventttl.Trim,
+			// Nor a ConfigMap but kube-root-ca.crt, to publish it.
+			corev1.SchemeGroupVersion.WithKind("ConfigMap"): rootcacertpublisher.Trim,
 		}},
 	})
 	if err != nil {
@@ -205,6 +222,18 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		{StatefulSet, func() error { return statefulset.Setup(m, statefulset.Options{}) }},
 		{PVCProtection, func() error { return pvcprotection.Setup(m, pvcprotection.Options{}) }},
 		{Deployment, func() error { return deployment.Setup(m, deployment.Options{}) }},
+		{ServiceAccount, func() error { return serviceaccount.Setup(m, serviceaccount.Options{}) }},
+		{RootCAPublisher, func() error {
+			ca := opts.RootCA
+			if len(ca) == 0 {
+				var err error
+				if ca, err = rootcacertpublisher.BundleFrom(cfg); err != nil {
+					return err
+				}
+			}
+			return rootcacertpublisher.Setup(m, rootcacertpublisher.Options{CA: ca})
+		}},
+		{RoleAggregation, func() error { return clusterroleaggregation.Setup(m, clusterroleaggregation.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

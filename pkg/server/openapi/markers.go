@@ -45,6 +45,10 @@ var typeMarkers = map[string]map[string]any{
 	core + "ResourceFieldSelector":     atomicStruct,
 	core + "SecretKeySelector":         atomicStruct,
 	core + "TypedLocalObjectReference": atomicStruct,
+	// A binding's role and subjects are replaced whole by server-side
+	// apply, as kube-apiserver v1.33 publishes them.
+	"io.k8s.api.rbac.v1.RoleRef": atomicStruct,
+	"io.k8s.api.rbac.v1.Subject": atomicStruct,
 }
 
 var atomicStruct = map[string]any{"x-kubernetes-map-type": "atomic"}
@@ -197,6 +201,18 @@ var fieldMarkers = map[string]map[string]any{
 	"io.k8s.api.batch.v1.SuccessPolicy.rules":                           listAtomic,
 	"io.k8s.api.batch.v1.UncountedTerminatedPods.failed":                listSet,
 	"io.k8s.api.batch.v1.UncountedTerminatedPods.succeeded":             listSet,
+
+	// rbac.authorization.k8s.io/v1, as kube-apiserver v1.33 publishes it.
+	"io.k8s.api.rbac.v1.AggregationRule.clusterRoleSelectors": listAtomic,
+	"io.k8s.api.rbac.v1.ClusterRole.rules":                    listAtomic,
+	"io.k8s.api.rbac.v1.ClusterRoleBinding.subjects":          listAtomic,
+	"io.k8s.api.rbac.v1.PolicyRule.apiGroups":                 listAtomic,
+	"io.k8s.api.rbac.v1.PolicyRule.nonResourceURLs":           listAtomic,
+	"io.k8s.api.rbac.v1.PolicyRule.resourceNames":             listAtomic,
+	"io.k8s.api.rbac.v1.PolicyRule.resources":                 listAtomic,
+	"io.k8s.api.rbac.v1.PolicyRule.verbs":                     listAtomic,
+	"io.k8s.api.rbac.v1.Role.rules":                           listAtomic,
+	"io.k8s.api.rbac.v1.RoleBinding.subjects":                 listAtomic,
 }
 
 var (
@@ -220,4 +236,6 @@ var optionalFields = map[string]bool{
 	apiext + "CustomResourceDefinitionStatus.conditions":     true,
 	apiext + "CustomResourceDefinitionStatus.acceptedNames":  true,
 	apiext + "CustomResourceDefinitionStatus.storedVersions": true,
+	"io.k8s.api.rbac.v1.Role.rules":                          true,
+	"io.k8s.api.rbac.v1.ClusterRole.rules":                   true,
 }

@@ -7,6 +7,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/authorizer"
 )
 
 // BuiltinOptions configure the built-in kinds.
@@ -14,6 +16,24 @@ type BuiltinOptions struct {
 	// Services are the ranges Services are allocated from; zero is
 	// DefaultServiceRanges.
 	Services ServiceRanges
+	// Authorizer answers the access reviews and decides whether a
+	// caller may escalate a role or bind one, as kube-apiserver's RBAC
+	// storage asks its authorizer. Nil authorizes every request, as
+	// kube's AlwaysAllow mode does: reviews answer allowed and no write
+	// of an RBAC object is checked. When set, Rules and Roles must be
+	// too.
+	Authorizer authorizer.Authorizer
+	// Rules lists the rules a user holds, for SelfSubjectRulesReviews
+	// and for the check that a role or binding grants nothing its
+	// author lacks.
+	Rules authorizer.RuleResolver
+	// Roles reads the role a binding refers to, for that check.
+	Roles RoleGetter
+	// Tokens, when set, give ServiceAccounts their token subresource
+	// (TokenRequest); without them it is not served.
+	Tokens *ServiceAccountTokens
+	// TokenReviewer answers TokenReviews; nil answers each as sent.
+	TokenReviewer TokenReviewer
 }
 
 // Builtin returns the resources every server serves, with the default
@@ -30,11 +50,14 @@ func BuiltinWith(o BuiltinOptions) []*Resource {
 	if o.Services.NodePorts == [2]int{} {
 		o.Services.NodePorts = DefaultServiceRanges().NodePorts
 	}
-	return slices.Concat(coreBuiltins(), networkBuiltins(o), appsBuiltins(), batchBuiltins())
+	if o.Authorizer != nil && (o.Rules == nil || o.Roles == nil) {
+		panic("registry: BuiltinOptions.Authorizer needs Rules and Roles")
+	}
+	return slices.Concat(coreBuiltins(o), networkBuiltins(o), appsBuiltins(), batchBuiltins(), rbacBuiltins(o), accessReviewBuiltins(o))
 }
 
-// coreBuiltins are the kinds that need no options.
-func coreBuiltins() []*Resource {
+// coreBuiltins are the core kinds and the authentication reviews.
+func coreBuiltins(o BuiltinOptions) []*Resource {
 	return []*Resource{
 		{
 			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
@@ -70,7 +93,7 @@ func coreBuiltins() []*Resource {
 			Plural: "serviceaccounts", Singular: "serviceaccount", ShortNames: []string{"sa"},
 			Namespaced: true, Typed: true,
 			Columns:  []Column{{Name: "Secrets", Type: "string", Description: corev1.ServiceAccount{}.SwaggerDoc()["secrets"], Value: countItems("secrets")}},
-			Strategy: serviceAccountStrategy{},
+			Strategy: serviceAccountStrategyFor(o.Tokens),
 		},
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -170,6 +193,7 @@ func coreBuiltins() []*Resource {
 			Plural: "selfsubjectreviews", Singular: "selfsubjectreview",
 			Typed: true, Verbs: []string{"create"}, Strategy: selfSubjectReviewStrategy{},
 		},
+		tokenReviewResource(o),
 	}
 }
 

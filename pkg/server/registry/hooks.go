@@ -32,9 +32,10 @@ func (namespaceStrategy) ValidateFinalize(obj map[string]any) field.ErrorList {
 }
 
 // ServingStrategy is implemented by kinds whose objects change what the
-// server serves (CustomResourceDefinitions). A write of one is answered
-// only once the watch cache has applied it, which is when the change is
-// served, so "create a CRD, then a custom object" needs no polling.
+// server serves (CustomResourceDefinitions) or whom it allows (the RBAC
+// kinds). A write of one is answered only once the watch cache has
+// applied it, which is when the change takes effect, so "create a CRD,
+// then a custom object" or "bind a role, then use it" needs no polling.
 type ServingStrategy interface {
 	ChangesServing()
 }
@@ -60,6 +61,25 @@ type OrphanStrategy interface {
 // as SelfSubjectReview answers who the caller is.
 type Creater interface {
 	Create(ctx context.Context, obj map[string]any) (map[string]any, error)
+}
+
+// AdmitStrategy is implemented by kinds whose writes depend on who
+// makes them, not only on what they hold: no one may grant through an
+// RBAC role or binding a permission they do not hold themselves. The
+// store calls Admit on every create and update of the main resource,
+// dry runs and the updates of patch and apply included, once the
+// object's namespace is settled and before the kind's strategy prepares
+// and validates it: kube-apiserver checks in the kind's storage, ahead
+// of its strategy, so a refusal wins over an invalid object.
+//
+// name is the object's name as the request's URL gives it: empty for a
+// create by POST, which names the collection. obj is the object asked
+// for, without the kind's defaults; old is the stored object on update
+// and nil on create. Neither may be changed. An error refuses the
+// write: a *ForbiddenError is a 403 about the object, a *NotFoundError
+// a 404, and any other error is mapped by apierror.From.
+type AdmitStrategy interface {
+	Admit(ctx context.Context, name string, obj, old map[string]any) error
 }
 
 // AnswersDeleteWithObject reports whether an immediate delete answers
@@ -102,6 +122,11 @@ func (namespaceStrategy) PrepareForFinalize(obj, old map[string]any) map[string]
 
 // ChangesServing: a CRD write changes the served resources.
 func (crdStrategy) ChangesServing() {}
+
+// ChangesServing: the authorizer reads roles and bindings from the watch
+// cache.
+func (roleStrategy) ChangesServing()    {}
+func (bindingStrategy) ChangesServing() {}
 
 // GracefulDeleteStrategy is implemented by kinds whose deletion waits a
 // grace period for something outside the server to finish (Pods: the

@@ -332,7 +332,9 @@ func TestCreatesOnUpdate(t *testing.T) {
 			got = append(got, r.GroupResource().String())
 		}
 	}
-	want := []string{"events", "events.events.k8s.io", "leases.coordination.k8s.io", "services", "endpoints"}
+	want := []string{"events", "events.events.k8s.io", "leases.coordination.k8s.io", "services", "endpoints",
+		"roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
+		"rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -51,6 +52,10 @@ type Resource struct {
 	// NameIsLabel applies DNS-1123 label rules to names (Namespaces);
 	// otherwise names are DNS-1123 subdomains.
 	NameIsLabel bool
+	// NameIsPathSegment accepts any name that is one URL path segment
+	// (not "." or "..", no "/" or "%"), as kube's RBAC kinds do: their
+	// names hold colons ("system:controller:job-controller").
+	NameIsPathSegment bool
 	// Strategy holds the kind's own create and update rules; nil means
 	// none beyond the generic ones.
 	Strategy Strategy
@@ -167,8 +172,11 @@ func (r *Resource) GroupResource() schema.GroupResource {
 
 // ValidateName returns why name is not acceptable for this resource.
 func (r *Resource) ValidateName(name string) []string {
-	if r.NameIsLabel {
+	switch {
+	case r.NameIsLabel:
 		return validation.IsDNS1123Label(name)
+	case r.NameIsPathSegment:
+		return content.IsPathSegmentName(name)
 	}
 	return validation.IsDNS1123Subdomain(name)
 }

@@ -44,6 +44,9 @@ const (
 	SubresourceExec        Subresource = "exec"
 	SubresourceAttach      Subresource = "attach"
 	SubresourcePortForward Subresource = "portforward"
+	// SubresourceToken issues a token for a ServiceAccount (a
+	// TokenRequest), storing nothing.
+	SubresourceToken Subresource = "token"
 )
 
 // Connects reports whether the subresource reaches what the object
@@ -60,7 +63,7 @@ func (s Subresource) Connects() bool {
 // (POST on an object's subresource) rather than reading or replacing
 // the object.
 func (s Subresource) Creates() bool {
-	return s == SubresourceBinding || s == SubresourceEviction || s.Connects() && s != SubresourceLog
+	return s == SubresourceBinding || s == SubresourceEviction || s == SubresourceToken || s.Connects() && s != SubresourceLog
 }
 
 // ServesSubresource reports whether the resource serves sub.
@@ -86,6 +89,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return ok
 	case SubresourceLog, SubresourceExec, SubresourceAttach, SubresourcePortForward:
 		_, ok := r.Strategy.(ConnectStrategy)
+		return ok
+	case SubresourceToken:
+		_, ok := r.Strategy.(TokenStrategy)
 		return ok
 	}
 	return false

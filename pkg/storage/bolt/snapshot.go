@@ -11,6 +11,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/setpoint-dev/setpoint/pkg/storage"
+
+	"github.com/setpoint-dev/setpoint/internal/durablefile"
 )
 
 // Snapshot is a consistent copy of the store at one revision, held open
@@ -133,7 +135,7 @@ func Restore(snapshot, path string, opts RestoreOptions) (int64, error) {
 		err = os.Rename(tmp, path)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		err = durablefile.SyncDir(filepath.Dir(path))
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -184,16 +186,6 @@ func removeLog(path string) error {
 		return err
 	}
 	return os.Remove(path + walSuffix)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
 }
 
 func copyFile(from, to string) error {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver"
 	"github.com/setpoint-dev/setpoint/pkg/server/apiserver/credentials"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers"
+	"github.com/setpoint-dev/setpoint/pkg/server/serviceaccount"
 	"github.com/setpoint-dev/setpoint/pkg/storage"
 )
 
@@ -87,11 +89,16 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	key, err := serviceAccountKey()
+	if err != nil {
+		return nil, nil, err
+	}
 	acfg := apiserver.Config{
 		Authenticator: creds.Authenticator(),
 		// Tests stop servers constantly; idle HTTP/2 clients would each
 		// hold a stop for a second.
 		ShutdownTimeout: 50 * time.Millisecond,
+		ServiceAccounts: apiserver.ServiceAccountConfig{Key: key},
 	}
 	if opts.Configure != nil {
 		opts.Configure(&acfg)
@@ -100,6 +107,9 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 		// A test asking for a server open to all: pkg/server reads nil
 		// as "the credentials' tokens", so say it explicitly.
 		acfg.Authenticator = admitAll{}
+		if acfg.Authorization == "" {
+			acfg.Authorization = apiserver.AuthorizationAlwaysAllow
+		}
 	}
 	copts := opts.ControllerOptions
 	if !opts.BuiltinControllers {
@@ -142,6 +152,12 @@ func Run(ctx context.Context, opts Options) (*Server, func(), error) {
 	}
 	return s, stop, nil
 }
+
+// serviceAccountKey signs the ServiceAccount tokens of every test server
+// in the process: an RSA key takes tens of milliseconds to make, and
+// servers do not share objects, so one server's tokens name service
+// accounts the others do not have.
+var serviceAccountKey = sync.OnceValues(serviceaccount.GenerateKey)
 
 // admitAll lets every request in without naming a user, as the API
 // treats a nil Authenticator.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/setpoint-dev/setpoint/internal/durablefile"
 )
 
 // writeFileAtomic replaces path with data so that readers, and a restart
@@ -42,7 +44,7 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 	}
 	// Without syncing the directory the rename itself may be lost on power
 	// failure, and a lost CA would be regenerated on the next start.
-	if err := syncDir(dir); err != nil {
+	if err := durablefile.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -53,16 +55,4 @@ func removeIfPresent(path string) error {
 		return err
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	if err := d.Sync(); err != nil {
-		_ = d.Close()
-		return err
-	}
-	return d.Close()
 }

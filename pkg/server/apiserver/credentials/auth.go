@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,10 +13,15 @@ import (
 )
 
 // Authenticator admits requests carrying the admin bearer token and, when
-// set, the server's own loopback token.
+// set, the server's own loopback token or a client certificate signed by a
+// trusted CA.
 type Authenticator struct {
 	admin    tokenUser
 	loopback tokenUser
+	// clientCAs verify client certificates; nil admits none.
+	clientCAs *x509.CertPool
+	// verified remembers the chains clientCAs verified.
+	verified *certCache
 }
 
 // tokenUser is one bearer token and who it authenticates as.
@@ -57,8 +63,8 @@ func newUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// Authenticate reports whether r carries "Authorization: Bearer <token>"
-// with a known token.
+// Authenticate reports whether r carries a client certificate or a
+// bearer token that Identify accepts.
 func (a *Authenticator) Authenticate(r *http.Request) bool {
 	_, ok := a.Identify(r)
 	return ok
@@ -84,24 +90,50 @@ var LoopbackUser = authenticationv1.UserInfo{
 	Groups:   []string{"system:authenticated", "system:masters"},
 }
 
-// Identify returns who a request's bearer token belongs to.
+// Identify returns who a request's credentials belong to: its verified
+// client certificate's user first, as kube-apiserver checks certificates
+// before tokens, else its bearer token's.
 func (a *Authenticator) Identify(r *http.Request) (authenticationv1.UserInfo, bool) {
 	if a == nil || r == nil {
 		return authenticationv1.UserInfo{}, false
 	}
+	if u, ok := a.identifyCert(r); ok {
+		return u, true
+	}
+	return a.identifyToken(r)
+}
+
+// identifyToken returns who the request's "Authorization: Bearer" token
+// belongs to.
+func (a *Authenticator) identifyToken(r *http.Request) (authenticationv1.UserInfo, bool) {
+	token, ok := BearerToken(r)
+	if !ok {
+		return authenticationv1.UserInfo{}, false
+	}
+	return a.IdentifyToken(token)
+}
+
+// BearerToken returns the token of r's "Authorization: Bearer" header.
+func BearerToken(r *http.Request) (string, bool) {
 	// More than one Authorization header is ambiguous; refuse rather than
 	// pick one the way some proxy in front of us might not.
 	values := r.Header.Values("Authorization")
 	if len(values) != 1 {
-		return authenticationv1.UserInfo{}, false
+		return "", false
 	}
 	scheme, token, ok := strings.Cut(values[0], " ")
 	// RFC 9110 makes the scheme name case-insensitive.
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return authenticationv1.UserInfo{}, false
+		return "", false
 	}
 	token = strings.TrimSpace(token)
-	if token == "" {
+	return token, token != ""
+}
+
+// IdentifyToken returns who a bearer token authenticates as, when it is
+// the admin or the loopback token.
+func (a *Authenticator) IdentifyToken(token string) (authenticationv1.UserInfo, bool) {
+	if a == nil || token == "" {
 		return authenticationv1.UserInfo{}, false
 	}
 	got := sha256.Sum256([]byte(token))

@@ -25,6 +25,16 @@ type Options struct {
 	Now func() time.Time
 }
 
+// PKIPath is the directory the credentials are kept in: PKIDir, else
+// Dir/pki. Other keys of the server (its service account signing key)
+// are kept beside them, so replicas sharing PKIDir share those too.
+func (o Options) PKIPath() string {
+	if o.PKIDir != "" {
+		return o.PKIDir
+	}
+	return filepath.Join(o.Dir, pkiDirName)
+}
+
 // Credentials is everything the server and its admin client need.
 type Credentials struct {
 	// CAPEM is the CA certificate, PEM encoded, for clients to trust.
@@ -39,6 +49,9 @@ type Credentials struct {
 	// for each process and never stored, like kube-apiserver's loopback
 	// token, so it cannot leak through the data directory.
 	LoopbackToken string
+
+	// ca signs client certificates; nil in Credentials built by hand.
+	ca *keyPair
 }
 
 // LoadOrCreate returns the credentials stored under opts.Dir, creating
@@ -129,12 +142,28 @@ func assemble(ca, serving *keyPair, token string) (*Credentials, error) {
 		},
 		AdminToken:    token,
 		LoopbackToken: loopback,
+		ca:            ca,
 	}, nil
 }
 
-// Authenticator admits both the admin token and the loopback token.
+// Authenticator admits the admin token, the loopback token and client
+// certificates signed by the CA.
 func (c *Credentials) Authenticator() *Authenticator {
-	return NewAuthenticator(c.AdminToken).WithLoopback(c.LoopbackToken)
+	a := NewAuthenticator(c.AdminToken).WithLoopback(c.LoopbackToken)
+	if pool, err := c.CertPool(); err == nil {
+		a = a.WithClientCA(pool)
+	}
+	return a
+}
+
+// CA is the CA the credentials were made with, for signing client
+// certificates; nil when c was built by hand rather than by LoadOrCreate
+// or Generate.
+func (c *Credentials) CA() *CA {
+	if c.ca == nil {
+		return nil
+	}
+	return &CA{kp: c.ca}
 }
 
 // CertPool returns a pool holding only the CA, for clients of this server.

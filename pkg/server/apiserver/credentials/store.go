@@ -64,6 +64,28 @@ func (s store) exists(name string) (bool, error) {
 // loadOrCreateCA creates the CA only when neither of its files exists. Half a
 // CA is an error: guessing which half to trust could strand every client.
 func (s store) loadOrCreateCA(now time.Time) (*keyPair, error) {
+	ca, err := s.loadCA(now)
+	if !errors.Is(err, ErrNoCA) {
+		return ca, err
+	}
+	if ca, err = newCA(now); err != nil {
+		return nil, err
+	}
+	// Key first: a crash between the writes then leaves a key without a
+	// certificate, which is reported rather than half-trusted.
+	if err := s.writeKey(caKeyFile, ca.key); err != nil {
+		return nil, err
+	}
+	if err := s.writeFile(caCertFile, encodeCert(ca.cert), publicMode); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
+// loadCA reads the stored CA, failing with ErrNoCA when neither of its
+// files exists and with a plain error when only one does or they do not
+// make a usable CA.
+func (s store) loadCA(now time.Time) (*keyPair, error) {
 	haveCert, err := s.exists(caCertFile)
 	if err != nil {
 		return nil, err
@@ -74,19 +96,7 @@ func (s store) loadOrCreateCA(now time.Time) (*keyPair, error) {
 	}
 	switch {
 	case !haveCert && !haveKey:
-		ca, err := newCA(now)
-		if err != nil {
-			return nil, err
-		}
-		// Key first: a crash between the writes then leaves a key without
-		// a certificate, which is reported rather than half-trusted.
-		if err := s.writeKey(caKeyFile, ca.key); err != nil {
-			return nil, err
-		}
-		if err := s.writeFile(caCertFile, encodeCert(ca.cert), publicMode); err != nil {
-			return nil, err
-		}
-		return ca, nil
+		return nil, fmt.Errorf("credentials: %w in %s (neither %s nor %s exists)", ErrNoCA, s.dir, caCertFile, caKeyFile)
 	case haveCert != haveKey:
 		missing := caKeyFile
 		if !haveCert {
@@ -226,11 +236,11 @@ func (s store) readPEM(name, wantType string) (*pem.Block, error) {
 }
 
 func (s store) writeKey(name string, key crypto.Signer) error {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
+	data, err := encodeKey(key)
 	if err != nil {
 		return fmt.Errorf("credentials: encode %s: %w", s.path(name), err)
 	}
-	return s.writeFile(name, pem.EncodeToMemory(&pem.Block{Type: pemTypePKCS8Key, Bytes: der}), secretMode)
+	return s.writeFile(name, data, secretMode)
 }
 
 func (s store) writeFile(name string, data []byte, mode os.FileMode) error {
@@ -242,6 +252,16 @@ func (s store) writeFile(name string, data []byte, mode os.FileMode) error {
 
 func encodeCert(cert *x509.Certificate) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: pemTypeCert, Bytes: cert.Raw})
+}
+
+// encodeKey encodes key as PKCS #8 PEM, which every client (Go's tls,
+// openssl, kubectl) reads whatever the key's algorithm.
+func encodeKey(key crypto.Signer) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: pemTypePKCS8Key, Bytes: der}), nil
 }
 
 func publicKeysEqual(a, b crypto.PublicKey) bool {

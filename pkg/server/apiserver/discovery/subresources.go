@@ -26,6 +26,7 @@ var kindSubresources = []subresource{
 	{registry.SubresourceExec, metav1.GroupVersionKind{Version: "v1", Kind: "PodExecOptions"}, metav1.Verbs{"create", "get"}},
 	{registry.SubresourceLog, metav1.GroupVersionKind{}, metav1.Verbs{"get"}},
 	{registry.SubresourcePortForward, metav1.GroupVersionKind{Version: "v1", Kind: "PodPortForwardOptions"}, metav1.Verbs{"create", "get"}},
+	{registry.SubresourceToken, metav1.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest"}, metav1.Verbs{"create"}},
 }
 
 // servedSubresources are r's subresources from kindSubresources, with

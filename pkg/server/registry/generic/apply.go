@@ -74,7 +74,7 @@ func (s *Store) Apply(ctx context.Context, res *registry.Resource, ns, name stri
 			}
 			u.SetName(name)
 			u.SetResourceVersion("")
-			b, err := s.Create(ctx, res, ns, u, CreateOptions{DryRun: opts.DryRun, applied: true})
+			b, err := s.Create(ctx, res, ns, u, CreateOptions{DryRun: opts.DryRun, applied: true, named: true})
 			if se := (*apierror.StatusError)(nil); !errors.As(err, &se) || se.Status.Reason != metav1.StatusReasonAlreadyExists {
 				return b, err == nil, err
 			}

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -32,21 +33,17 @@ type CreateOptions struct {
 	// applied: the object comes from a server-side apply, which recorded
 	// its managed fields itself.
 	applied bool
+	// named: the request's URL names the object (an apply or a PUT that
+	// creates it), where a POST names only the collection.
+	named bool
 }
 
 // Create stores u, a new object of res in namespace ns (ignored for
 // cluster-scoped resources), and returns it as served. A resource that is
 // not stored answers through its strategy's Create instead.
 func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u *unstructured.Unstructured, opts CreateOptions) ([]byte, error) {
-	if c, ok := res.Strategy.(registry.Creater); ok && !res.Stored() {
-		obj, err := c.Create(ctx, u.Object)
-		if err != nil {
-			return nil, apierror.From(err, res.GroupResource(), u.GetName())
-		}
-		return jsonMarshal(obj)
-	}
 	if !opts.applied {
-		u = s.track(res, registry.SubresourceNone, nil, u, opts.FieldManager)
+		u = s.track(res, registry.SubresourceNone, answeredLive(res), u, opts.FieldManager)
 	}
 	gr := res.GroupResource()
 	if s.createGate != nil {
@@ -67,6 +64,19 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		}
 	} else {
 		u.SetNamespace("")
+	}
+	// A kind that is not stored answers with what the request holds, its
+	// managed fields and settled namespace included, as kube-apiserver's
+	// access reviews do.
+	if c, ok := res.Strategy.(registry.Creater); ok && !res.Stored() {
+		obj, err := c.Create(ctx, u.Object)
+		if err != nil {
+			return nil, apierror.From(err, gr, u.GetName())
+		}
+		return jsonMarshal(obj)
+	}
+	if err := s.admit(ctx, res, opts.named, u, nil); err != nil {
+		return nil, err
 	}
 	now := s.now()
 	// The name is generated first, as kube-apiserver does, so the
@@ -130,6 +140,28 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 		}
 		return b, nil
 	}
+}
+
+// answeredLive is what the managed fields of a create of res are
+// recorded against: for a kind that is not stored, the zero object of its
+// Go type, as kube-apiserver records them against a new object, so that
+// fields the request leaves at their zero value (an access review's
+// status.allowed) are nobody's. nil (the bare kind) for the others.
+func answeredLive(res *registry.Resource) *unstructured.Unstructured {
+	if res.Stored() || !res.Typed {
+		return nil
+	}
+	typed, err := registry.Scheme().New(res.GroupVersionKind())
+	if err != nil {
+		return nil
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetGroupVersionKind(res.GroupVersionKind())
+	return u
 }
 
 // prepareCreateMeta sets what the server owns in a new object's metadata.

@@ -130,6 +130,9 @@ func (s *Store) deleteStored(ctx context.Context, res *registry.Resource, kv sto
 		if err != nil {
 			return Deleted{}, err
 		}
+		if err := s.afterWrite(ctx, res, u.GetName(), rev); err != nil {
+			return Deleted{}, err
+		}
 		return served(out.Object, rev, out.Gone)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,8 +33,12 @@ func ParseObject(b []byte) (*unstructured.Unstructured, error) {
 // labels, annotations, finalizers and owner references.
 func validateMeta(u *unstructured.Unstructured, res *registry.Resource) field.ErrorList {
 	nameFn := apivalidation.NameIsDNSSubdomain
-	if res.NameIsLabel {
+	switch {
+	case res.NameIsLabel:
 		nameFn = apivalidation.NameIsDNSLabel
+	case res.NameIsPathSegment:
+		// kube's RBAC names check a generateName as a whole name too.
+		nameFn = func(name string, _ bool) []string { return content.IsPathSegmentName(name) }
 	}
 	var meta metav1.Object = u
 	if res.Typed {

@@ -27,6 +27,6 @@ func (s *Store) Put(ctx context.Context, res *registry.Resource, ns, name string
 	if u.GetName() != name {
 		return nil, false, apierror.BadRequest("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), name)
 	}
-	b, err = s.Create(ctx, res, ns, u, CreateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager})
+	b, err = s.Create(ctx, res, ns, u, CreateOptions{DryRun: opts.DryRun, FieldManager: opts.FieldManager, named: true})
 	return b, err == nil, err
 }

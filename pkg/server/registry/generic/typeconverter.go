@@ -19,7 +19,9 @@ func (f *fieldManagers) typeConverter(res *registry.Resource) (managedfields.Typ
 		}
 		var rs []openapi.Resource
 		for _, b := range registry.Builtin() {
-			if !b.Typed || !b.Stored() {
+			// Kinds that are not stored are in too: kube records the
+			// managed fields of an access review it answers with.
+			if !b.Typed {
 				continue
 			}
 			r, err := openapi.ResourceOf(b)

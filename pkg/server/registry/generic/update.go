@@ -74,6 +74,11 @@ func (s *Store) Update(ctx context.Context, res *registry.Resource, ns, name str
 		case got != ns:
 			return nil, apierror.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
+		if opts.Subresource == registry.SubresourceNone {
+			if err := s.admit(ctx, res, true, admitted(u, old, opts.applied), old); err != nil {
+				return nil, err
+			}
+		}
 		precondition := u.GetResourceVersion()
 		if precondition != "" && precondition != old.GetResourceVersion() {
 			return nil, apierror.Conflict(gr, name, apierror.StaleObject)
