@@ -25,10 +25,20 @@ type Pacer struct {
 	Headroom uint64
 	// Interval is how often the live heap is read; 0 means a second.
 	Interval time.Duration
+	// Quiet is the allocation, in bytes per Interval, under which the
+	// process counts as idle. When it goes idle, the memory its busy
+	// spell took (a start writing the default objects and filling every
+	// cache, a burst of requests) is returned to the OS at once: the
+	// runtime would otherwise keep it mapped as room for the next
+	// spell. 0 returns nothing early.
+	Quiet uint64
 
-	// live and set reach the runtime; tests replace them.
-	live func() uint64
-	set  func(percent int) int
+	// live, set, allocs and release reach the runtime; tests replace
+	// them.
+	live    func() uint64
+	set     func(percent int) int
+	allocs  func() uint64
+	release func()
 }
 
 // For returns the GOGC for a live heap of live bytes.
@@ -53,6 +63,13 @@ func (p Pacer) Start(ctx context.Context) error {
 	if set == nil {
 		set = debug.SetGCPercent
 	}
+	allocs, release := p.allocs, p.release
+	if allocs == nil {
+		allocs = allocated
+	}
+	if release == nil {
+		release = debug.FreeOSMemory
+	}
 	cur := 0
 	apply := func() {
 		if pct := p.For(live()); pct != cur {
@@ -61,6 +78,9 @@ func (p Pacer) Start(ctx context.Context) error {
 		}
 	}
 	apply()
+	// idle is set once the memory of the last busy spell was returned,
+	// so an idle process pays for one collection, not one a tick.
+	last, idle := allocs(), false
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -70,14 +90,34 @@ func (p Pacer) Start(ctx context.Context) error {
 		case <-t.C:
 			apply()
 		}
+		if p.Quiet == 0 {
+			continue
+		}
+		now := allocs()
+		quiet := now-last < p.Quiet
+		last = now
+		switch {
+		case quiet && !idle:
+			release()
+			idle = true
+		case !quiet:
+			idle = false
+		}
 	}
 }
+
+// allocsMetric counts every byte the heap has handed out.
+const allocsMetric = "/gc/heap/allocs:bytes"
+
+func allocated() uint64 { return readUint64(allocsMetric) }
 
 // liveHeapMetric is the heap the last collection marked live.
 const liveHeapMetric = "/gc/heap/live:bytes"
 
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: liveHeapMetric}}
+func liveHeap() uint64 { return readUint64(liveHeapMetric) }
+
+func readUint64(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

@@ -67,3 +67,44 @@ func TestStartFollowsTheLiveHeap(t *testing.T) {
 		}
 	})
 }
+
+func TestStartReleasesOnGoingQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		// Cumulative allocations read at start and at each tick: busy,
+		// quiet, quiet, busy, quiet.
+		reads := []uint64{0, 50 * mib, 50*mib + 1, 50*mib + 2, 90 * mib, 90 * mib}
+		var released []int // the ticks at which memory was returned
+		tick := 0
+		p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib, Interval: time.Second, Quiet: mib,
+			live: func() uint64 { return 100 * mib },
+			set:  func(int) int { return 0 },
+			allocs: func() uint64 {
+				mu.Lock()
+				defer mu.Unlock()
+				r := reads[0]
+				if len(reads) > 1 {
+					reads = reads[1:]
+				}
+				tick++
+				return r
+			},
+			release: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				released = append(released, tick-1)
+			},
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- p.Start(ctx) }()
+		time.Sleep(5500 * time.Millisecond)
+		cancel()
+		<-done
+		// Released on the first quiet tick after each busy spell, and
+		// not again while quiet.
+		if want := []int{2, 5}; !slices.Equal(released, want) {
+			t.Errorf("released at ticks %v, want %v", released, want)
+		}
+	})
+}

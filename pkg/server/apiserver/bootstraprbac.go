@@ -42,7 +42,11 @@ func (s *Server) bootstrapRBAC(ctx context.Context) error {
 	ctx = user.WithInfo(ctx, credentials.LoopbackUser)
 	deadline := time.Now().Add(rbacBootstrapTimeout)
 	for {
+		start := time.Now()
 		err := s.reconcileRBAC(ctx)
+		if err == nil {
+			s.log.Debug("default RBAC policy reconciled", "took", time.Since(start))
+		}
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -89,58 +93,72 @@ func (s *Server) reconcileRBAC(ctx context.Context) error {
 	if w.roleBindings, err = s.rbacResource("rolebindings"); err != nil {
 		return err
 	}
-	errs := []error{w.migrate(ctx)}
-	errs = append(errs, each(p.ClusterRoles, func(want rbacv1.ClusterRole) error {
-		var cur *rbacv1.ClusterRole
-		if err := w.get(w.clusterRoles, "", want.Name, &cur); err != nil {
-			return err
-		}
-		r := bootstrap.ReconcileClusterRole(cur, &want)
-		return w.write(ctx, w.clusterRoles, r.Write(), r.Operation, r.Object, "")
-	}))
-	errs = append(errs, each(p.ClusterRoleBindings, func(want rbacv1.ClusterRoleBinding) error {
-		var cur *rbacv1.ClusterRoleBinding
-		if err := w.get(w.clusterRoleBindings, "", want.Name, &cur); err != nil {
-			return err
-		}
-		r := bootstrap.ReconcileClusterRoleBinding(cur, &want)
-		uid := ""
-		if cur != nil {
-			uid = string(cur.UID)
-		}
-		return w.write(ctx, w.clusterRoleBindings, r.Write(), r.Operation, r.Object, uid)
-	}))
-	errs = append(errs, each(p.Roles, func(want rbacv1.Role) error {
-		var cur *rbacv1.Role
-		if err := w.get(w.roles, want.Namespace, want.Name, &cur); err != nil {
-			return err
-		}
-		r := bootstrap.ReconcileRole(cur, &want)
-		return w.write(ctx, w.roles, r.Write(), r.Operation, r.Object, "")
-	}))
-	errs = append(errs, each(p.RoleBindings, func(want rbacv1.RoleBinding) error {
-		var cur *rbacv1.RoleBinding
-		if err := w.get(w.roleBindings, want.Namespace, want.Name, &cur); err != nil {
-			return err
-		}
-		r := bootstrap.ReconcileRoleBinding(cur, &want)
-		uid := ""
-		if cur != nil {
-			uid = string(cur.UID)
-		}
-		return w.write(ctx, w.roleBindings, r.Write(), r.Operation, r.Object, uid)
-	}))
+	// The kinds are independent: a binding may name a role written a
+	// moment later, as kube's own writes allow.
+	phases := []func() error{
+		func() error {
+			return each(p.ClusterRoles, func(want rbacv1.ClusterRole) error {
+				var cur *rbacv1.ClusterRole
+				if err := w.get(w.clusterRoles, "", want.Name, &cur); err != nil {
+					return err
+				}
+				r := bootstrap.ReconcileClusterRole(cur, &want)
+				return w.write(ctx, w.clusterRoles, r.Write(), r.Operation, r.Object, "")
+			})
+		},
+		func() error {
+			return each(p.ClusterRoleBindings, func(want rbacv1.ClusterRoleBinding) error {
+				var cur *rbacv1.ClusterRoleBinding
+				if err := w.get(w.clusterRoleBindings, "", want.Name, &cur); err != nil {
+					return err
+				}
+				r := bootstrap.ReconcileClusterRoleBinding(cur, &want)
+				uid := ""
+				if cur != nil {
+					uid = string(cur.UID)
+				}
+				return w.write(ctx, w.clusterRoleBindings, r.Write(), r.Operation, r.Object, uid)
+			})
+		},
+		func() error {
+			return each(p.Roles, func(want rbacv1.Role) error {
+				var cur *rbacv1.Role
+				if err := w.get(w.roles, want.Namespace, want.Name, &cur); err != nil {
+					return err
+				}
+				r := bootstrap.ReconcileRole(cur, &want)
+				return w.write(ctx, w.roles, r.Write(), r.Operation, r.Object, "")
+			})
+		},
+		func() error {
+			return each(p.RoleBindings, func(want rbacv1.RoleBinding) error {
+				var cur *rbacv1.RoleBinding
+				if err := w.get(w.roleBindings, want.Namespace, want.Name, &cur); err != nil {
+					return err
+				}
+				r := bootstrap.ReconcileRoleBinding(cur, &want)
+				uid := ""
+				if cur != nil {
+					uid = string(cur.UID)
+				}
+				return w.write(ctx, w.roleBindings, r.Write(), r.Operation, r.Object, uid)
+			})
+		},
+	}
+	errs := []error{w.migrate(ctx), each(phases, func(phase func() error) error { return phase() })}
 	return errors.Join(errs...)
 }
 
-// each runs f on every item, at most 16 at once, and joins the errors.
+// each runs f on every item, at most 128 at once, and joins the errors:
+// storage commits concurrent writes together, so a new cluster's default
+// policy takes a few commits rather than one a write.
 func each[T any](items []T, f func(T) error) error {
 	var (
 		mu   sync.Mutex
 		errs []error
 		wg   sync.WaitGroup
 	)
-	sem := make(chan struct{}, 16)
+	sem := make(chan struct{}, 128)
 	for _, it := range items {
 		sem <- struct{}{}
 		wg.Go(func() {
@@ -224,17 +242,17 @@ func (w rbacWriter) write(ctx context.Context, res *registry.Resource, needed bo
 
 // create creates u, whose namespace is created first if missing (kube's
 // hook does the same for kube-system and kube-public). Someone else
-// creating it first is success.
+// creating it first is success. The default objects are the server's
+// own, written as it writes the system namespaces: with no managed
+// fields to track, which on a new cluster's hundred-odd objects would
+// double the time to ready.
 func (w rbacWriter) create(ctx context.Context, res *registry.Resource, u *unstructured.Unstructured) error {
 	if ns := u.GetNamespace(); ns != "" {
 		if err := w.s.ensureNamespace(ctx, ns); err != nil {
 			return err
 		}
 	}
-	_, err := w.s.objects.Create(ctx, res, u.GetNamespace(), u, generic.CreateOptions{FieldManager: rbacFieldManager})
-	if isStatus(err, http.StatusConflict) {
-		return nil
-	}
+	_, err := w.s.objects.EnsureCreated(ctx, res, u)
 	return err
 }
 

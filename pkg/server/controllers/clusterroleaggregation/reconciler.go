@@ -21,6 +21,9 @@ type patcher interface {
 // reconciler brings one aggregated ClusterRole's rules up to date.
 type reconciler struct {
 	cache client.Reader // ClusterRoles, from the informer
+	// roles lists every ClusterRole from the informer without copying:
+	// each change of any role re-reads all of them.
+	roles func(context.Context) ([]*rbacv1.ClusterRole, error)
 	api   patcher
 }
 
@@ -35,11 +38,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if role.AggregationRule == nil {
 		return reconcile.Result{}, nil
 	}
-	all := &rbacv1.ClusterRoleList{}
-	if err := r.cache.List(ctx, all); err != nil {
+	all, err := r.roles(ctx)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	rules, err := aggregate(role, all.Items)
+	rules, err := aggregate(role, all)
 	if err != nil {
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("aggregating clusterrole %s: %w", role.Name, err))
 	}

@@ -6,11 +6,11 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/controller"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/predicate"
 	"github.com/setpoint-dev/setpoint/pkg/reconcile"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/listers"
 )
 
 // ControllerName names the controller in logs and metrics.
@@ -29,8 +29,10 @@ func Setup(m *manager.Manager, opts Options) error {
 	if opts.Workers <= 0 {
 		opts.Workers = 5
 	}
-	cache := m.Client()
-	r := &reconciler{cache: cache, api: m.API()}
+	roles := func(ctx context.Context) ([]*rbacv1.ClusterRole, error) {
+		return listers.List[*rbacv1.ClusterRole](ctx, m, "", nil)
+	}
+	r := &reconciler{cache: m.Client(), roles: roles, api: m.API()}
 	_, err := m.NewController(r, controller.Options{Name: ControllerName, Workers: opts.Workers},
 		// An aggregate's own change (its selectors) re-evaluates it ...
 		controller.For[*rbacv1.ClusterRole](controller.WithPredicates(aggregating)),
@@ -38,7 +40,7 @@ func Setup(m *manager.Manager, opts Options) error {
 		// change concerns is not worth working out, there are few
 		// aggregates, and an aggregate is itself matched by others.
 		controller.Watches[*rbacv1.ClusterRole](func(ctx context.Context, changed *rbacv1.ClusterRole) []reconcile.Request {
-			return aggregates(ctx, cache, changed.Name)
+			return aggregates(ctx, roles, changed.Name)
 		}),
 	)
 	return err
@@ -54,16 +56,16 @@ var aggregating = predicate.Funcs[*rbacv1.ClusterRole]{
 
 // aggregates are the requests for every role with an aggregationRule
 // but the one named except.
-func aggregates(ctx context.Context, cache client.Reader, except string) []reconcile.Request {
-	all := &rbacv1.ClusterRoleList{}
-	if err := cache.List(ctx, all); err != nil {
+func aggregates(ctx context.Context, roles func(context.Context) ([]*rbacv1.ClusterRole, error), except string) []reconcile.Request {
+	all, err := roles(ctx)
+	if err != nil {
 		// Only when the controller stops: the informer feeding this is
 		// the one listed.
 		return nil
 	}
 	var out []reconcile.Request
-	for i := range all.Items {
-		if r := &all.Items[i]; r.AggregationRule != nil && r.Name != except {
+	for _, r := range all {
+		if r.AggregationRule != nil && r.Name != except {
 			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: r.Name}})
 		}
 	}

@@ -16,15 +16,12 @@ import (
 // aggregate never feeds on its own (possibly stale) rules. The result
 // is empty, not nil, when nothing matches, and a nil aggregationRule
 // gathers nothing.
-func aggregate(role *rbacv1.ClusterRole, roles []rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
+func aggregate(role *rbacv1.ClusterRole, roles []*rbacv1.ClusterRole) ([]rbacv1.PolicyRule, error) {
 	out := []rbacv1.PolicyRule{}
 	if role.AggregationRule == nil {
 		return out, nil
 	}
-	byName := make([]*rbacv1.ClusterRole, len(roles))
-	for i := range roles {
-		byName[i] = &roles[i]
-	}
+	byName := slices.Clone(roles)
 	slices.SortFunc(byName, func(a, b *rbacv1.ClusterRole) int { return cmp.Compare(a.Name, b.Name) })
 	for i := range role.AggregationRule.ClusterRoleSelectors {
 		sel, err := metav1.LabelSelectorAsSelector(&role.AggregationRule.ClusterRoleSelectors[i])

@@ -138,7 +138,7 @@ func TestAggregate(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := aggregate(tt.role, tt.roles)
+			got, err := aggregate(tt.role, ptrs(tt.roles))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestAggregateBadSelector(t *testing.T) {
 	r := aggregator("agg", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: "a", Operator: metav1.LabelSelectorOpIn},
 	}})
-	if got, err := aggregate(r, []rbacv1.ClusterRole{role("x", map[string]string{"a": "1"}, url("get", "/"))}); err == nil {
+	if got, err := aggregate(r, ptrs([]rbacv1.ClusterRole{role("x", map[string]string{"a": "1"}, url("get", "/"))})); err == nil {
 		t.Errorf("got %v and no error for an In without values", got)
 	}
 }
@@ -191,4 +191,12 @@ func TestApplyBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ptrs(roles []rbacv1.ClusterRole) []*rbacv1.ClusterRole {
+	out := make([]*rbacv1.ClusterRole, len(roles))
+	for i := range roles {
+		out[i] = &roles[i]
+	}
+	return out
 }
