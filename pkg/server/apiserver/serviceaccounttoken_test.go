@@ -502,6 +502,7 @@ func TestServiceAccountTokenAuthentication(t *testing.T) {
 			token := w.token("doomed", nil)
 			w.mustAuthenticate(token)
 			w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/serviceaccounts/doomed", nil)
+			w.caught()
 			return token
 		}},
 		{"its service account replaced", func(t *testing.T) string {
@@ -509,6 +510,7 @@ func TestServiceAccountTokenAuthentication(t *testing.T) {
 			token := w.token("reborn", nil)
 			w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/serviceaccounts/reborn", nil)
 			w.create("ServiceAccount", "/api/v1/namespaces/team/serviceaccounts", object("v1", "ServiceAccount", "reborn", nil))
+			w.caught()
 			return token
 		}},
 		{"its pod deleted", func(t *testing.T) string {
@@ -516,9 +518,10 @@ func TestServiceAccountTokenAuthentication(t *testing.T) {
 			token := w.token("runner", map[string]any{"boundObjectRef": map[string]any{"kind": "Pod", "name": "short-lived"}})
 			w.mustAuthenticate(token)
 			// An unscheduled pod goes at once; the token stops working
-			// with it, where kube-apiserver's token cache lets it work
-			// for up to 10 s.
+			// as soon as the watch cache has the delete, where
+			// kube-apiserver's token cache lets it work for up to 10 s.
 			w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/pods/short-lived", nil)
+			w.caught()
 			return token
 		}},
 		{"its secret deleted", func(t *testing.T) string {
@@ -526,6 +529,7 @@ func TestServiceAccountTokenAuthentication(t *testing.T) {
 			token := w.token("default", map[string]any{"boundObjectRef": map[string]any{"kind": "Secret", "name": "key-holder"}})
 			w.mustAuthenticate(token)
 			w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/secrets/key-holder", nil)
+			w.caught()
 			return token
 		}},
 	}
@@ -552,6 +556,14 @@ func TestServiceAccountTokenAuthentication(t *testing.T) {
 			t.Errorf("a minute past the end of the grace period: got %d, want 401", code)
 		}
 	})
+}
+
+// caught returns once the watch cache, which token checks read, holds
+// every write made so far: a list without a resourceVersion is a
+// consistent read, answered only then.
+func (w *saWorld) caught() {
+	w.t.Helper()
+	w.must(http.StatusOK, "GET", "/api/v1/namespaces/team/serviceaccounts", nil)
 }
 
 // mustAuthenticate fails the test unless token authenticates.
@@ -691,6 +703,7 @@ func TestTokenReview(t *testing.T) {
 		w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/pods/stray", nil)
 		token := w.token("default", map[string]any{"boundObjectRef": map[string]any{"kind": "Pod", "name": "default-pod"}})
 		w.must(http.StatusOK, "DELETE", "/api/v1/namespaces/team/pods/default-pod", nil)
+		w.caught()
 		got := w.must(http.StatusCreated, "POST", tokenReviews, map[string]any{"spec": map[string]any{"token": token}})
 		want := `{"error":"[invalid bearer token, service account token has been invalidated]","user":{}}`
 		if got := mustJSON(got["status"]); got != want {
