@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -24,30 +25,33 @@ func (s *Store) Advance(ctx context.Context, rev int64) (int64, error) {
 		return current, err
 	}
 	base := s.prefix + "\x00advance/"
-	wctx, done := context.WithCancel(ctx)
-	defer done()
 	var (
 		wg     sync.WaitGroup
+		stop   atomic.Bool // the revision is reached, or a put failed
 		mu     sync.Mutex
 		failed error
 	)
 	for w := range advanceWorkers {
 		key := base + strconv.Itoa(w)
 		wg.Go(func() {
-			for wctx.Err() == nil {
-				resp, err := s.cli.Put(wctx, key, "")
+			// A put is never cancelled once sent: etcd may apply it
+			// after the client gave up on it, and then after the
+			// delete below, leaving the key behind. Workers only stop
+			// sending.
+			for !stop.Load() {
+				resp, err := s.cli.Put(ctx, key, "")
 				if err != nil {
 					mu.Lock()
-					if wctx.Err() == nil { // not the end another worker called
+					if failed == nil {
 						failed = err
 					}
 					mu.Unlock()
-					done()
+					stop.Store(true)
 					return
 				}
 				// The delete below takes one more revision.
 				if resp.Header.Revision >= rev-1 {
-					done()
+					stop.Store(true)
 					return
 				}
 			}
