@@ -55,6 +55,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ctrls := fs.String("controllers", "*", "built-in controllers to run: * for all, name to enable, -name to disable ("+strings.Join(controllers.Names(), ", ")+")")
 	leaderElect := fs.Bool("leader-elect", true, "run the built-in controllers only while holding the lease kube-system/setpoint-controllers, so replicas sharing a store take turns")
 	eventTTL := fs.Duration("event-ttl", time.Hour, "how long Events live after their last write")
+	signingDuration := fs.Duration("cluster-signing-duration", 365*24*time.Hour, "the longest certificate the csrsigning controller issues for an approved CertificateSigningRequest, as kube-controller-manager's flag")
 	quota := fs.Int64("quota-backend-bytes", storage.DefaultQuota, "size in bytes of data and history past which the store refuses creates and updates (deletes and compaction still work); 0 is the default, negative turns the quota off")
 	logLevel := fs.String("log-level", "info", "least severe level logged: debug, info, warn or error")
 	verbosity := fs.Int("v", 0, "log verbosity as kube components take it, instead of --log-level: 0 is info, 4 and above include debug")
@@ -129,7 +130,7 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if threshold <= 0 {
 		threshold = -1 // kube turns the collection off with any value <= 0
 	}
-	copts := controllers.Options{TerminatedPodGCThreshold: threshold, Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, Logger: logger,
+	copts := controllers.Options{TerminatedPodGCThreshold: threshold, Disabled: disabled, LeaderElection: *leaderElect, EventTTL: *eventTTL, ClusterSigningDuration: *signingDuration, Logger: logger,
 		Nodes: *nodes, ClusterCIDR: *clusterCIDR, NodeMonitorGracePeriod: *nodeGrace}
 	acfg := apiserver.Config{Authorization: *authzMode, DisableProfiling: !*profiling, AccessLog: *accessLog, RequestTimeout: *requestTimeout, IdleTimeout: *idleTimeout, WatchWriteTimeout: *watchWriteTimeout}
 	acfg.ServiceAccounts = apiserver.ServiceAccountConfig{Issuer: *saIssuer, APIAudiences: splitURLs(*apiAudiences), MaxTokenExpiration: *saMaxExpiration}

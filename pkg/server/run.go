@@ -84,6 +84,11 @@ func (s *Server) runControllers(ctx context.Context) {
 		// What pods must trust to reach this server.
 		opts.RootCA = s.creds.CAPEM
 	}
+	if ca := s.creds.CA(); opts.Signer == nil && ca != nil {
+		// The CA clients' certificates are checked against: what it
+		// signs for a CertificateSigningRequest authenticates.
+		opts.Signer = ca
+	}
 	if err := controllers.Run(ctx, s.LoopbackConfig(), opts); err != nil {
 		s.log.Error("built-in controllers stopped", "err", err)
 	}

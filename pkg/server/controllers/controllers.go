@@ -3,7 +3,8 @@
 // collection, CRD cleanup, event expiry, Services' endpoints, node
 // health, the eviction of pods from tainted nodes, the scheduler, each
 // namespace's default ServiceAccount and CA bundle ConfigMap, the rules
-// of aggregated ClusterRoles, and the simulated nodes that run pods.
+// of aggregated ClusterRoles, the signing and cleaning up of
+// CertificateSigningRequests, and the simulated nodes that run pods.
 // They are ordinary operators on the public runtime (pkg/manager,
 // pkg/controller, pkg/cache), talking to the server over HTTP like any
 // client; pkg/server runs them next to
@@ -19,15 +20,19 @@ import (
 	"strings"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/setpoint-dev/setpoint/pkg/cache"
+	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/manager"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/clusterroleaggregation"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/crdcleanup"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/cronjob"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/csrcleaner"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/csrsigning"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/daemonset"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/deployment"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/disruption"
@@ -74,6 +79,8 @@ const (
 	ServiceAccount   = "serviceaccount"
 	RootCAPublisher  = "root-ca-cert-publisher"
 	RoleAggregation  = "clusterrole-aggregation"
+	CSRSigning       = "csrsigning"
+	CSRCleaner       = "csrcleaner"
 )
 
 // Names lists every built-in controller.
@@ -91,6 +98,8 @@ func Names() []string {
 		ServiceAccount,
 		RootCAPublisher,
 		RoleAggregation,
+		CSRSigning,
+		CSRCleaner,
 	}
 }
 
@@ -130,6 +139,15 @@ type Options struct {
 	// namespace's kube-root-ca.crt; empty is the CA the controllers'
 	// rest.Config trusts.
 	RootCA []byte
+	// Signer issues the certificates of approved
+	// CertificateSigningRequests with the cluster's CA; without one
+	// the csrsigning controller does not run, as
+	// kube-controller-manager's does not without a signing key.
+	Signer csrsigning.Signer
+	// ClusterSigningDuration is the longest certificate the signer
+	// issues; 0 is a year, as kube-controller-manager's
+	// --cluster-signing-duration.
+	ClusterSigningDuration time.Duration
 	// Logger receives the controllers' logs; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -180,7 +198,14 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if opts.LeaderElectionID == "" {
 		opts.LeaderElectionID = "setpoint-controllers"
 	}
+	// The controllers' types: the client's default ones and the
+	// certificates API the CSR controllers read.
+	scheme := client.NewScheme()
+	if err := certificatesv1.AddToScheme(scheme); err != nil {
+		return err
+	}
 	m, err := manager.New(cfg, manager.Options{
+		Client:                  client.Options{Scheme: scheme},
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		LeaderElectionID:        opts.LeaderElectionID,
@@ -234,6 +259,14 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 			return rootcacertpublisher.Setup(m, rootcacertpublisher.Options{CA: ca})
 		}},
 		{RoleAggregation, func() error { return clusterroleaggregation.Setup(m, clusterroleaggregation.Options{}) }},
+		{CSRSigning, func() error {
+			if opts.Signer == nil {
+				m.Logger().Info("not running the CSR signer: no signer given", "controller", CSRSigning)
+				return nil
+			}
+			return csrsigning.Setup(m, csrsigning.Options{Signer: opts.Signer, Duration: opts.ClusterSigningDuration})
+		}},
+		{CSRCleaner, func() error { return csrcleaner.Setup(m, csrcleaner.Options{}) }},
 		{NodeAgent, func() error {
 			return nodeagent.Setup(m, nodeagent.Options{Nodes: opts.Nodes, ClusterCIDR: opts.ClusterCIDR})
 		}},

@@ -202,6 +202,13 @@ var fieldMarkers = map[string]map[string]any{
 	"io.k8s.api.batch.v1.UncountedTerminatedPods.failed":                listSet,
 	"io.k8s.api.batch.v1.UncountedTerminatedPods.succeeded":             listSet,
 
+	// certificates.k8s.io/v1, as kube-apiserver v1.33 publishes it.
+	"io.k8s.api.certificates.v1.CertificateSigningRequestSpec.groups":        listAtomic,
+	"io.k8s.api.certificates.v1.CertificateSigningRequestSpec.request":       listAtomic,
+	"io.k8s.api.certificates.v1.CertificateSigningRequestSpec.usages":        listAtomic,
+	"io.k8s.api.certificates.v1.CertificateSigningRequestStatus.certificate": listAtomic,
+	"io.k8s.api.certificates.v1.CertificateSigningRequestStatus.conditions":  listMap("type"),
+
 	// rbac.authorization.k8s.io/v1, as kube-apiserver v1.33 publishes it.
 	"io.k8s.api.rbac.v1.AggregationRule.clusterRoleSelectors": listAtomic,
 	"io.k8s.api.rbac.v1.ClusterRole.rules":                    listAtomic,

@@ -53,7 +53,7 @@ func BuiltinWith(o BuiltinOptions) []*Resource {
 	if o.Authorizer != nil && (o.Rules == nil || o.Roles == nil) {
 		panic("registry: BuiltinOptions.Authorizer needs Rules and Roles")
 	}
-	return slices.Concat(coreBuiltins(o), networkBuiltins(o), appsBuiltins(), batchBuiltins(), rbacBuiltins(o), accessReviewBuiltins(o))
+	return slices.Concat(coreBuiltins(o), networkBuiltins(o), appsBuiltins(), batchBuiltins(), rbacBuiltins(o), accessReviewBuiltins(o), certificatesBuiltins(o))
 }
 
 // coreBuiltins are the core kinds and the authentication reviews.

@@ -14,6 +14,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -40,6 +41,7 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 		corev1.AddToScheme, coordinationv1.AddToScheme, eventsv1.AddToScheme, apiextensionsv1.AddToScheme,
 		authenticationv1.AddToScheme, autoscalingv1.AddToScheme, discoveryv1.AddToScheme, policyv1.AddToScheme,
 		appsv1.AddToScheme, batchv1.AddToScheme, rbacv1.AddToScheme, authorizationv1.AddToScheme,
+		certificatesv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			panic(fmt.Sprintf("registry: building scheme: %v", err))

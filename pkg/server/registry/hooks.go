@@ -198,3 +198,47 @@ type GenerationStrategy interface {
 	// new generation for a reason besides a changed spec.
 	BumpsGeneration(obj, old map[string]any) bool
 }
+
+// ApprovalStrategy is implemented by kinds with an approval subresource
+// (CertificateSigningRequests): a write through it decides the object,
+// and changes nothing else the kind keeps.
+type ApprovalStrategy interface {
+	// PrepareForApprovalUpdate adjusts obj, the object an approval
+	// write asks for, given the stored old, and returns what is
+	// invalid in it; the generic rules for server-owned metadata apply
+	// afterwards.
+	PrepareForApprovalUpdate(obj, old map[string]any) field.ErrorList
+}
+
+// CallerStrategy is implemented by kinds that record who creates an
+// object (a CertificateSigningRequest names its requestor). The store
+// calls PrepareForCaller on every create, dry runs and applies
+// included, just before the strategy's PrepareForCreate, with the
+// request's context: the caller is user.From(ctx).
+type CallerStrategy interface {
+	PrepareForCaller(ctx context.Context, obj map[string]any)
+}
+
+// ValidatedAdmitStrategy is implemented by kinds whose writes depend on
+// who makes them once the object is known to be valid, as
+// kube-apiserver's validating admission plugins run after the kind's
+// strategy (approving a CertificateSigningRequest takes the right to
+// approve for its signer). The store calls AdmitValidated on every
+// create (sub is SubresourceNone, old nil) and on every update through
+// any subresource, dry runs included, once the object is prepared and
+// validated and before it is stored. obj is the object to store and old
+// the stored one; neither may be changed. An error refuses the write
+// as AdmitStrategy's do.
+type ValidatedAdmitStrategy interface {
+	AdmitValidated(ctx context.Context, sub Subresource, obj, old map[string]any) error
+}
+
+// ResetFieldsStrategy is implemented by kinds whose writes through an
+// endpoint keep other fields than the status split says (kube's
+// GetResetFields): the paths a write through sub ("" for the object
+// itself) cannot change, so its field manager does not come to own
+// them. Without it, the object resets status when the kind has a
+// status subresource, and the status subresource resets the rest.
+type ResetFieldsStrategy interface {
+	ResetFields(sub Subresource) [][]string
+}

@@ -47,6 +47,9 @@ const (
 	// SubresourceToken issues a token for a ServiceAccount (a
 	// TokenRequest), storing nothing.
 	SubresourceToken Subresource = "token"
+	// SubresourceApproval approves or denies a CertificateSigningRequest:
+	// its writes change the request's conditions and nothing else.
+	SubresourceApproval Subresource = "approval"
 )
 
 // Connects reports whether the subresource reaches what the object
@@ -92,6 +95,9 @@ func (r *Resource) ServesSubresource(sub Subresource) bool {
 		return ok
 	case SubresourceToken:
 		_, ok := r.Strategy.(TokenStrategy)
+		return ok
+	case SubresourceApproval:
+		_, ok := r.Strategy.(ApprovalStrategy)
 		return ok
 	}
 	return false

@@ -205,10 +205,16 @@ func legacyResources(rs []*registry.Resource) []metav1.APIResource {
 		}
 		out = append(out, a)
 		for _, s := range servedSubresources(r) {
-			out = append(out, metav1.APIResource{
+			a := metav1.APIResource{
 				Name: r.Plural + "/" + string(s.name), Namespaced: r.Namespaced,
 				Group: s.kind.Group, Version: s.kind.Version, Kind: s.kind.Kind, Verbs: s.verbs,
-			})
+			}
+			// kube-apiserver names the group and version only of a
+			// kind from elsewhere (an Eviction), not of the resource's own.
+			if a.Group == r.Group && a.Version == r.Version {
+				a.Group, a.Version = "", ""
+			}
+			out = append(out, a)
 		}
 		for _, sub := range statusAndScale(r) {
 			// kube-apiserver leaves singularName empty on subresources.

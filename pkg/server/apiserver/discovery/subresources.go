@@ -17,6 +17,7 @@ type subresource struct {
 // order kube-apiserver lists them (by name), each with the kind its
 // requests and answers carry, as kube-apiserver describes them.
 var kindSubresources = []subresource{
+	{registry.SubresourceApproval, metav1.GroupVersionKind{}, metav1.Verbs{"get", "patch", "update"}},
 	{registry.SubresourceAttach, metav1.GroupVersionKind{Version: "v1", Kind: "PodAttachOptions"}, metav1.Verbs{"create", "get"}},
 	{registry.SubresourceBinding, metav1.GroupVersionKind{Version: "v1", Kind: "Binding"}, metav1.Verbs{"create"}},
 	{registry.SubresourceEphemeralContainers, metav1.GroupVersionKind{}, metav1.Verbs{"get", "patch", "update"}},

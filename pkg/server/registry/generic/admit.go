@@ -31,6 +31,24 @@ func (s *Store) admit(ctx context.Context, res *registry.Resource, named bool, u
 	return nil
 }
 
+// admitValidated asks the kind's ValidatedAdmitStrategy whether the
+// caller in ctx may store u, prepared and validated, through sub (old is
+// the stored object, nil on create).
+func (s *Store) admitValidated(ctx context.Context, res *registry.Resource, sub registry.Subresource, u, old *unstructured.Unstructured) error {
+	a, ok := res.Strategy.(registry.ValidatedAdmitStrategy)
+	if !ok {
+		return nil
+	}
+	var oldObj map[string]any
+	if old != nil {
+		oldObj = old.Object
+	}
+	if err := a.AdmitValidated(ctx, sub, u.Object, oldObj); err != nil {
+		return apierror.From(err, res.GroupResource(), u.GetName())
+	}
+	return nil
+}
+
 // admitted is the object an update's AdmitStrategy sees: u, except that
 // a server-side apply without a resourceVersion carries the stored one,
 // as kube-apiserver applies to the live object. The store clears it

@@ -89,6 +89,9 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 	if res.StatusSubresource && !res.KeepsStatusOnCreate() {
 		delete(u.Object, "status")
 	}
+	if cs, ok := res.Strategy.(registry.CallerStrategy); ok {
+		cs.PrepareForCaller(ctx, u.Object)
+	}
 	if res.Strategy != nil {
 		if errs := res.Strategy.PrepareForCreate(now, u.Object); len(errs) > 0 {
 			return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
@@ -96,6 +99,9 @@ func (s *Store) Create(ctx context.Context, res *registry.Resource, ns string, u
 	}
 	if errs := append(validateMeta(u, res), res.Validate(ctx, u.Object, nil)...); len(errs) > 0 {
 		return nil, apierror.Invalid(kindOf(res), u.GetName(), errs)
+	}
+	if err := s.admitValidated(ctx, res, registry.SubresourceNone, u, nil); err != nil {
+		return nil, err
 	}
 	if res.Namespaced {
 		if err := s.checkNamespace(ctx, u.GetNamespace(), gr, u.GetName()); err != nil {

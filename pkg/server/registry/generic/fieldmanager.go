@@ -73,12 +73,24 @@ func (f *fieldManagers) get(res *registry.Resource, subresource registry.Subreso
 // resetFields are the fields a write through one endpoint may not
 // change, so its manager does not come to own them: the main resource
 // resets status when status has its own endpoint, and the status
-// endpoint resets everything else.
+// endpoint resets everything else, unless the kind says which
+// (ResetFieldsStrategy).
 func resetFields(res *registry.Resource, subresource registry.Subresource) map[fieldpath.APIVersion]fieldpath.Filter {
+	v := fieldpath.APIVersion(res.APIVersion())
+	if rs, ok := res.Strategy.(registry.ResetFieldsStrategy); ok {
+		set := fieldpath.NewSet()
+		for _, p := range rs.ResetFields(subresource) {
+			parts := make([]any, len(p))
+			for i := range p {
+				parts[i] = p[i]
+			}
+			set.Insert(fieldpath.MakePathOrDie(parts...))
+		}
+		return map[fieldpath.APIVersion]fieldpath.Filter{v: fieldpath.NewExcludeSetFilter(set)}
+	}
 	if !res.StatusSubresource {
 		return nil
 	}
-	v := fieldpath.APIVersion(res.APIVersion())
 	if subresource == registry.SubresourceStatus {
 		return map[fieldpath.APIVersion]fieldpath.Filter{v: fieldpath.NewExcludeSetFilter(fieldpath.NewSet(
 			fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("metadata"),

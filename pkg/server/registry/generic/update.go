@@ -87,6 +87,9 @@ func (s *Store) Update(ctx context.Context, res *registry.Resource, ns, name str
 		if err != nil {
 			return nil, err
 		}
+		if err := s.admitValidated(ctx, res, opts.Subresource, next, old); err != nil {
+			return nil, err
+		}
 		b, retry, err := s.write(ctx, res, key, name, kv.Revision, next, old, precondition == "" && attempt < maxWriteRetries, opts)
 		if retry {
 			continue
@@ -180,6 +183,15 @@ func (s *Store) prepareUpdate(ctx context.Context, res *registry.Resource, subre
 		}
 		next = &unstructured.Unstructured{Object: obj}
 		keepManagedFields(next, u)
+	case registry.SubresourceApproval:
+		as, ok := res.Strategy.(registry.ApprovalStrategy)
+		if !ok {
+			return nil, apierror.PathNotFound()
+		}
+		next = u
+		if errs := as.PrepareForApprovalUpdate(next.Object, runtime.DeepCopyJSON(old.Object)); len(errs) > 0 {
+			return nil, apierror.Invalid(kindOf(res), next.GetName(), errs)
+		}
 	case registry.SubresourceScale, registry.SubresourceBinding:
 		// desired changed only what the subresource writes (replicas;
 		// the node and the scheduled condition) in the current object.
