@@ -71,6 +71,13 @@ type FactoryOptions struct {
 	// of a numerous kind caches only those. Every reader of the kind
 	// through the factory sees the rewritten objects.
 	Transforms map[schema.GroupVersionKind]func(Object) (Object, error)
+	// FieldSelectors narrow every informer of a kind but the
+	// metadata-only ones to the objects a field selector matches, as
+	// controller-runtime's cache ByObject.Field does: a program that
+	// needs one object of a numerous kind watches that one alone, and
+	// the server sends it nothing else. Every reader of the kind through
+	// the factory sees only those objects.
+	FieldSelectors map[schema.GroupVersionKind]string
 }
 
 // Factory shares informers: every consumer that asks for the same Source
@@ -126,7 +133,7 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 		ReflectorOptions: ReflectorOptions[T]{
 			Name:              src.String(),
 			LabelSelector:     src.LabelSelector,
-			FieldSelector:     src.FieldSelector,
+			FieldSelector:     fieldSelectorFor(f.opts.FieldSelectors, src),
 			DisableWatchList:  f.opts.DisableWatchList,
 			KeepManagedFields: f.opts.KeepManagedFields,
 			Clock:             f.opts.Clock,
@@ -144,6 +151,19 @@ func InformerFor[T Object](f *Factory, src Source) (*Informer[T], error) {
 		f.start(src, inf)
 	}
 	return inf, nil
+}
+
+// fieldSelectorFor is src's field selector with its kind's in fs, when
+// it has one, as a further requirement.
+func fieldSelectorFor(fs map[schema.GroupVersionKind]string, src Source) string {
+	sel := fs[src.GVK]
+	switch {
+	case sel == "" || src.MetadataOnly:
+		return src.FieldSelector
+	case src.FieldSelector == "":
+		return sel
+	}
+	return sel + "," + src.FieldSelector
 }
 
 // transformFor returns the transform of src's kind in ts as one of T,

@@ -214,9 +214,13 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		// No built-in controller reads an Event but to expire it.
 		Cache: cache.FactoryOptions{Transforms: map[schema.GroupVersionKind]func(cache.Object) (cache.Object, error){
 			corev1.SchemeGroupVersion.WithKind("Event"): eventttl.Trim,
-			// Nor a ConfigMap but kube-root-ca.crt, to publish it.
-			corev1.SchemeGroupVersion.WithKind("ConfigMap"): rootcacertpublisher.Trim,
-		}},
+		},
+			// Nor any ConfigMap but kube-root-ca.crt, to publish it:
+			// watching the others would cost every ConfigMap write.
+			FieldSelectors: map[schema.GroupVersionKind]string{
+				corev1.SchemeGroupVersion.WithKind("ConfigMap"): rootcacertpublisher.FieldSelector,
+			},
+		},
 	})
 	if err != nil {
 		return err

@@ -70,3 +70,7 @@ func Decide(ns *corev1.Namespace, current *corev1.ConfigMap, ca []byte) (Action,
 	next.Annotations[DescriptionAnnotation] = Description
 	return Update, next
 }
+
+// FieldSelector narrows the ConfigMaps the controller's cache holds to
+// the one it publishes; a manager running it sets it for ConfigMaps.
+const FieldSelector = "metadata.name=" + ConfigMapName
