@@ -63,3 +63,40 @@ func TestReadsSeeWhatWasAcknowledged(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReadsSeeWhatWatchersSaw reads each key as soon as a watch delivers
+// its event: a client that learns of a write from a watch (a scheduler
+// binding the pod it was told of) must find it.
+func TestReadsSeeWhatWatchersSaw(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "db"), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events, err := s.Watch(ctx, "/registry/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 8, 250
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := s.Create(ctx, fmt.Sprintf("/registry/w%d/%d", w, i), []byte("v")); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range writers * each {
+		ev := <-events
+		got, err := s.Get(ctx, ev.Key)
+		if err != nil || got.Revision != ev.Revision {
+			t.Fatalf("Get(%s) as its event at %d arrived: %v, %v", ev.Key, ev.Revision, got.Revision, err)
+		}
+	}
+	wg.Wait()
+}

@@ -128,8 +128,10 @@ func (s *Store) commit(batch []*request) {
 		}
 		return
 	}
-	s.feed.Publish(events)
+	// A reader that learns of these revisions from a watch must find
+	// them: view waits for s.rev to be committed, so s.rev moves first.
 	s.rev.Store(events[len(events)-1].Revision)
+	s.feed.Publish(events)
 }
 
 func (s *Store) commitBatch(batch []*request) ([]storage.Event, error) {
