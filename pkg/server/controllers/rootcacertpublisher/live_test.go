@@ -15,11 +15,9 @@ import (
 
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
+	"github.com/setpoint-dev/setpoint/pkg/server/controllers/internal/namespacetest"
 	"github.com/setpoint-dev/setpoint/pkg/server/controllers/rootcacertpublisher"
 )
-
-// holdFinalizer keeps a namespace Terminating while a test looks at it.
-const holdFinalizer = "test.setpoint.dev/hold"
 
 // check returns ns's bundle if it holds ca as kube publishes it.
 func check(ctx context.Context, c *client.Client, ns string, ca []byte) (*corev1.ConfigMap, error) {
@@ -136,41 +134,7 @@ func TestLiveTerminating(t *testing.T) {
 		t.Fatal(err)
 	}
 	published(t, c, "doomed", env.Config().CAData)
-	// A held object keeps the namespace Terminating after the namespace
-	// controller deleted the rest.
-	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "doomed", Name: "held", Finalizers: []string{holdFinalizer}}}
-	if err := c.Create(ctx, held); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Delete(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	envtest.Eventually(t, "the bundle deleted with its namespace", func() error { return absent(ctx, c, "doomed") })
-	envtest.Consistently(t, "the bundle to stay deleted", func() error {
-		got := &corev1.Namespace{}
-		if err := c.Get(ctx, types.NamespacedName{Name: "doomed"}, got); err != nil {
-			return err
-		}
-		if got.Status.Phase != corev1.NamespaceTerminating {
-			return fmt.Errorf("namespace phase %q", got.Status.Phase)
-		}
-		return absent(ctx, c, "doomed")
-	})
-
-	if err := c.Get(ctx, types.NamespacedName{Namespace: "doomed", Name: "held"}, held); err != nil {
-		t.Fatal(err)
-	}
-	held.Finalizers = nil
-	if err := c.Update(ctx, held); err != nil {
-		t.Fatal(err)
-	}
-	envtest.Eventually(t, "the namespace gone", func() error {
-		err := c.Get(ctx, types.NamespacedName{Name: "doomed"}, &corev1.Namespace{})
-		if client.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("namespace still there (%v)", err)
-	})
+	namespacetest.DeleteHeld(t, c, "doomed", "the bundle", func(ctx context.Context) error { return absent(ctx, c, "doomed") })
 	// Refused creates in the terminating namespace are expected, not
 	// failures to report.
 	for _, line := range strings.Split(logs.String(), "\n") {
