@@ -57,7 +57,11 @@ func (enc Encoder) Object(w http.ResponseWriter, r *http.Request, res *registry.
 		}
 	case FormatPartialProto:
 		contentType = protobuf.ContentType
-		if body, err = protobuf.Default().EncodeObject(PartialGVK, metadataObject(obj)); err != nil {
+		item, err := PartialProtoItem(obj)
+		if err != nil {
+			return apierror.Internal(err)
+		}
+		if body, err = protobuf.Default().Envelope(PartialGVK, item); err != nil {
 			return apierror.Internal(err)
 		}
 	}

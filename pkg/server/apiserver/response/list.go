@@ -85,15 +85,17 @@ func (enc Encoder) List(w http.ResponseWriter, r *http.Request, res *registry.Re
 	case FormatPartialProto:
 		raw := make([][]byte, len(items))
 		for i, o := range items {
-			raw[i] = metadataObject(o.Served())
-		}
-		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
-		body, err := protobuf.Default().EncodeList(partialListGVK, lm, raw)
-		if err != nil {
-			return apierror.Internal(err)
+			if raw[i], err = PartialProtoItem(o.Served()); err != nil {
+				return apierror.Internal(err)
+			}
 		}
 		w.Header().Set("Content-Type", protobuf.ContentType)
-		_, _ = w.Write(body)
+		w.WriteHeader(http.StatusOK)
+		bw := bufio.NewWriterSize(w, 32<<10)
+		lm := metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
+		if err := protobuf.Default().WriteList(bw, partialListGVK, lm, raw); err == nil {
+			_ = bw.Flush()
+		}
 		return nil
 	case FormatTable:
 		raw := make([][]byte, len(items))

@@ -114,3 +114,12 @@ func ProtoObjectFrame(gvk schema.GroupVersionKind, typ string, o *watchcache.Obj
 func ProtoItem(gvk schema.GroupVersionKind, o *watchcache.Object) ([]byte, error) {
 	return o.Protobuf(func(js []byte) ([]byte, error) { return protobuf.Default().EncodeItem(gvk, js) })
 }
+
+// PartialProtoItem is the PartialObjectMetadata message of the stored
+// object obj, for metadata-only answers in protobuf.
+func PartialProtoItem(obj []byte) ([]byte, error) {
+	if item, ok := protobuf.PartialItem(obj); ok {
+		return item, nil
+	}
+	return protobuf.Default().EncodeItem(PartialGVK, metadataObject(obj))
+}

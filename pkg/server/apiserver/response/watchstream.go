@@ -191,7 +191,18 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		}
 		frame = JSONFrame(typ, p)
 	case FormatPartialProto:
-		frame, err = ProtoFrame(PartialGVK, typ, metadataObject(obj))
+		item, err := PartialProtoItem(obj)
+		if err != nil {
+			ws.err = err
+			return
+		}
+		head, tail, err := protobuf.Default().WatchFrameParts(typ, PartialGVK, len(item))
+		if err != nil {
+			ws.err = err
+			return
+		}
+		ws.emit(head, item, tail)
+		return
 	}
 	if err != nil {
 		ws.err = err

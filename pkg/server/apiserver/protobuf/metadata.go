@@ -1,0 +1,472 @@
+package protobuf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"time"
+)
+
+// A metadata-only watch (the garbage collector keeps one on every kind)
+// needs each event's PartialObjectMetadata as protobuf. Decoding the
+// stored JSON into Go values to encode them again cost more than all the
+// rest of serving the event, so PartialItem writes the message straight
+// from the JSON: ObjectMeta's fields are few and fixed.
+
+// PartialItem returns the bare protobuf message of the PartialObjectMetadata
+// of the stored object objJSON, the bytes EncodeItem returns for kind
+// meta.k8s.io/v1 PartialObjectMetadata from the object's JSON. It reports
+// false for JSON it does not read the way the decoder would (escaped keys,
+// repeated members, values of another type, unusual numbers): EncodeItem
+// is the answer there, and its errors too.
+func PartialItem(objJSON []byte) ([]byte, bool) {
+	s := scanner{b: objJSON}
+	var m objectMeta
+	found := false
+	ok := s.object(func(key []byte) bool {
+		if string(key) != "metadata" {
+			return s.skip()
+		}
+		if found {
+			return false
+		}
+		found = true
+		return m.read(&s)
+	})
+	if !ok || !found || !s.end() {
+		return nil, false
+	}
+	size := m.size()
+	out := make([]byte, 0, 1+uvarintLen(uint64(size))+size)
+	out = appendTag(out, 1, wireBytes)
+	out = binary.AppendUvarint(out, uint64(size))
+	return m.appendTo(out), true
+}
+
+// objectMeta is metav1.ObjectMeta as read from JSON: strings are slices of
+// the input (or unescaped copies), maps keep their entries in key order.
+type objectMeta struct {
+	name, generateName, namespace, selfLink, uid, resourceVersion []byte
+
+	generation  int64
+	created     time.Time
+	deleted     *time.Time
+	gracePeriod *int64
+	labels      []pair
+	annotations []pair
+	owners      []ownerRef
+	finalizers  [][]byte
+	managed     []managedEntry
+}
+
+type pair struct{ key, value []byte }
+
+type ownerRef struct {
+	kind, name, uid, apiVersion []byte
+	controller, block           *bool
+}
+
+type managedEntry struct {
+	manager, operation, apiVersion, fieldsType, subresource []byte
+
+	time *time.Time
+	// fields is the raw JSON of fieldsV1, which FieldsV1 keeps as sent.
+	fields []byte
+}
+
+// read reads the metadata object at s; every member may come once.
+func (m *objectMeta) read(s *scanner) bool {
+	var seen uint32
+	return s.object(func(key []byte) bool {
+		bit, known := metaFields[string(key)]
+		if !known {
+			return s.skip() // the decoder ignores unknown fields
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if s.null() {
+			return true // null leaves each field as absent
+		}
+		switch string(key) {
+		case "name":
+			return s.strInto(&m.name)
+		case "generateName":
+			return s.strInto(&m.generateName)
+		case "namespace":
+			return s.strInto(&m.namespace)
+		case "selfLink":
+			return s.strInto(&m.selfLink)
+		case "uid":
+			return s.strInto(&m.uid)
+		case "resourceVersion":
+			return s.strInto(&m.resourceVersion)
+		case "generation":
+			return s.intInto(&m.generation)
+		case "creationTimestamp":
+			return s.timeInto(&m.created)
+		case "deletionTimestamp":
+			m.deleted = new(time.Time)
+			return s.timeInto(m.deleted)
+		case "deletionGracePeriodSeconds":
+			m.gracePeriod = new(int64)
+			return s.intInto(m.gracePeriod)
+		case "labels":
+			return s.stringMap(&m.labels)
+		case "annotations":
+			return s.stringMap(&m.annotations)
+		case "ownerReferences":
+			return s.array(func() bool {
+				var o ownerRef
+				if !o.read(s) {
+					return false
+				}
+				m.owners = append(m.owners, o)
+				return true
+			})
+		case "finalizers":
+			return s.array(func() bool {
+				var f []byte
+				if !s.strInto(&f) {
+					return false
+				}
+				m.finalizers = append(m.finalizers, f)
+				return true
+			})
+		case "managedFields":
+			return s.array(func() bool {
+				var e managedEntry
+				if !e.read(s) {
+					return false
+				}
+				m.managed = append(m.managed, e)
+				return true
+			})
+		}
+		return false
+	})
+}
+
+var metaFields = map[string]uint32{
+	"name": 1 << 0, "generateName": 1 << 1, "namespace": 1 << 2, "selfLink": 1 << 3,
+	"uid": 1 << 4, "resourceVersion": 1 << 5, "generation": 1 << 6,
+	"creationTimestamp": 1 << 7, "deletionTimestamp": 1 << 8,
+	"deletionGracePeriodSeconds": 1 << 9, "labels": 1 << 10, "annotations": 1 << 11,
+	"ownerReferences": 1 << 12, "finalizers": 1 << 13, "managedFields": 1 << 14,
+}
+
+func (o *ownerRef) read(s *scanner) bool {
+	if s.null() {
+		return true // a null element decodes as an empty reference
+	}
+	var seen uint8
+	return s.object(func(key []byte) bool {
+		var bit uint8
+		var field *[]byte
+		var flag **bool
+		switch string(key) {
+		case "kind":
+			bit, field = 1, &o.kind
+		case "name":
+			bit, field = 2, &o.name
+		case "uid":
+			bit, field = 4, &o.uid
+		case "apiVersion":
+			bit, field = 8, &o.apiVersion
+		case "controller":
+			bit, flag = 16, &o.controller
+		case "blockOwnerDeletion":
+			bit, flag = 32, &o.block
+		default:
+			return s.skip()
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if s.null() {
+			return true
+		}
+		if field != nil {
+			return s.strInto(field)
+		}
+		v, ok := s.boolean()
+		*flag = &v
+		return ok
+	})
+}
+
+func (e *managedEntry) read(s *scanner) bool {
+	if s.null() {
+		return true
+	}
+	var seen uint8
+	return s.object(func(key []byte) bool {
+		var bit uint8
+		var field *[]byte
+		switch string(key) {
+		case "manager":
+			bit, field = 1, &e.manager
+		case "operation":
+			bit, field = 2, &e.operation
+		case "apiVersion":
+			bit, field = 4, &e.apiVersion
+		case "fieldsType":
+			bit, field = 8, &e.fieldsType
+		case "subresource":
+			bit, field = 16, &e.subresource
+		case "time":
+			bit = 32
+		case "fieldsV1":
+			bit = 64
+		default:
+			return s.skip()
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if s.null() {
+			return true
+		}
+		switch {
+		case field != nil:
+			return s.strInto(field)
+		case bit == 32:
+			e.time = new(time.Time)
+			return s.timeInto(e.time)
+		}
+		if s.peek() != '{' {
+			return false // FieldsV1 keeps any value, but stored ones are objects
+		}
+		start := s.i
+		if !s.skip() {
+			return false
+		}
+		e.fields = s.b[start:s.i]
+		return true
+	})
+}
+
+// Protobuf wire types, and the encoding of ObjectMeta and the messages in
+// it as apimachinery's generated marshallers write them: every string
+// field, even empty, and creationTimestamp always; pointers and slices
+// only when set; map entries in key order.
+const (
+	wireVarint = 0
+	wireBytes  = 2
+)
+
+func (m *objectMeta) size() int {
+	n := bytesSize(1, m.name) + bytesSize(1, m.generateName) + bytesSize(1, m.namespace) +
+		bytesSize(1, m.selfLink) + bytesSize(1, m.uid) + bytesSize(1, m.resourceVersion) +
+		1 + uvarintLen(uint64(m.generation)) + msgSize(1, timeSize(m.created))
+	if m.deleted != nil {
+		n += msgSize(1, timeSize(*m.deleted))
+	}
+	if m.gracePeriod != nil {
+		n += 1 + uvarintLen(uint64(*m.gracePeriod))
+	}
+	for _, p := range m.labels {
+		n += msgSize(1, p.size())
+	}
+	for _, p := range m.annotations {
+		n += msgSize(1, p.size())
+	}
+	for i := range m.owners {
+		n += msgSize(1, m.owners[i].size())
+	}
+	for _, f := range m.finalizers {
+		n += bytesSize(1, f)
+	}
+	for i := range m.managed {
+		n += msgSize(2, m.managed[i].size())
+	}
+	return n
+}
+
+func (m *objectMeta) appendTo(b []byte) []byte {
+	b = appendBytes(b, 1, m.name)
+	b = appendBytes(b, 2, m.generateName)
+	b = appendBytes(b, 3, m.namespace)
+	b = appendBytes(b, 4, m.selfLink)
+	b = appendBytes(b, 5, m.uid)
+	b = appendBytes(b, 6, m.resourceVersion)
+	b = appendVarint(b, 7, uint64(m.generation))
+	b = appendTime(b, 8, m.created)
+	if m.deleted != nil {
+		b = appendTime(b, 9, *m.deleted)
+	}
+	if m.gracePeriod != nil {
+		b = appendVarint(b, 10, uint64(*m.gracePeriod))
+	}
+	for _, p := range m.labels {
+		b = p.appendTo(b, 11)
+	}
+	for _, p := range m.annotations {
+		b = p.appendTo(b, 12)
+	}
+	for i := range m.owners {
+		o := &m.owners[i]
+		b = appendTag(b, 13, wireBytes)
+		b = binary.AppendUvarint(b, uint64(o.size()))
+		b = o.appendTo(b)
+	}
+	for _, f := range m.finalizers {
+		b = appendBytes(b, 14, f)
+	}
+	for i := range m.managed {
+		e := &m.managed[i]
+		b = appendTag(b, 17, wireBytes)
+		b = binary.AppendUvarint(b, uint64(e.size()))
+		b = e.appendTo(b)
+	}
+	return b
+}
+
+func (p pair) size() int { return bytesSize(1, p.key) + bytesSize(1, p.value) }
+
+func (p pair) appendTo(b []byte, field int) []byte {
+	b = appendTag(b, field, wireBytes)
+	b = binary.AppendUvarint(b, uint64(p.size()))
+	b = appendBytes(b, 1, p.key)
+	return appendBytes(b, 2, p.value)
+}
+
+func (o *ownerRef) size() int {
+	n := bytesSize(1, o.kind) + bytesSize(1, o.name) + bytesSize(1, o.uid) + bytesSize(1, o.apiVersion)
+	if o.controller != nil {
+		n += 2
+	}
+	if o.block != nil {
+		n += 2
+	}
+	return n
+}
+
+func (o *ownerRef) appendTo(b []byte) []byte {
+	b = appendBytes(b, 1, o.kind)
+	b = appendBytes(b, 3, o.name)
+	b = appendBytes(b, 4, o.uid)
+	b = appendBytes(b, 5, o.apiVersion)
+	if o.controller != nil {
+		b = appendVarint(b, 6, boolValue(*o.controller))
+	}
+	if o.block != nil {
+		b = appendVarint(b, 7, boolValue(*o.block))
+	}
+	return b
+}
+
+func (e *managedEntry) size() int {
+	n := bytesSize(1, e.manager) + bytesSize(1, e.operation) + bytesSize(1, e.apiVersion) +
+		bytesSize(1, e.fieldsType) + bytesSize(1, e.subresource)
+	if e.time != nil {
+		n += msgSize(1, timeSize(*e.time))
+	}
+	if e.fields != nil {
+		n += msgSize(1, bytesSize(1, e.fields))
+	}
+	return n
+}
+
+func (e *managedEntry) appendTo(b []byte) []byte {
+	b = appendBytes(b, 1, e.manager)
+	b = appendBytes(b, 2, e.operation)
+	b = appendBytes(b, 3, e.apiVersion)
+	if e.time != nil {
+		b = appendTime(b, 4, *e.time)
+	}
+	b = appendBytes(b, 6, e.fieldsType)
+	if e.fields != nil {
+		b = appendTag(b, 7, wireBytes)
+		b = binary.AppendUvarint(b, uint64(bytesSize(1, e.fields)))
+		b = appendBytes(b, 1, e.fields)
+	}
+	return appendBytes(b, 8, e.subresource)
+}
+
+func boolValue(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// timeSize is the size of metav1.Time's message: nothing for the zero
+// time, else a Timestamp's seconds and nanos, which metav1.Time always
+// writes as 0 (its JSON holds whole seconds).
+func timeSize(t time.Time) int {
+	if t.IsZero() {
+		return 0
+	}
+	return 3 + uvarintLen(uint64(t.Unix()))
+}
+
+func appendTime(b []byte, field int, t time.Time) []byte {
+	b = appendTag(b, field, wireBytes)
+	b = binary.AppendUvarint(b, uint64(timeSize(t)))
+	if t.IsZero() {
+		return b
+	}
+	b = appendVarint(b, 1, uint64(t.Unix()))
+	return appendVarint(b, 2, 0)
+}
+
+// tagSize is 1 for fields below 16, which is every field here but
+// ObjectMeta's managedFields (17), whose tag takes 2 bytes.
+func msgSize(tagSize, n int) int          { return tagSize + uvarintLen(uint64(n)) + n }
+func bytesSize(tagSize int, v []byte) int { return msgSize(tagSize, len(v)) }
+
+func appendTag(b []byte, field, wire int) []byte {
+	return binary.AppendUvarint(b, uint64(field<<3|wire))
+}
+
+func appendBytes(b []byte, field int, v []byte) []byte {
+	b = appendTag(b, field, wireBytes)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+func appendVarint(b []byte, field int, v uint64) []byte {
+	b = appendTag(b, field, wireVarint)
+	return binary.AppendUvarint(b, v)
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// stringMap reads a JSON object of strings into entries sorted by key,
+// the order the generated marshaller writes map entries in.
+func (s *scanner) stringMap(into *[]pair) bool {
+	sorted := true
+	ok := s.objectOf(unescapedKeys, func(key []byte) bool {
+		var p pair
+		p.key = key
+		if !s.strInto(&p.value) {
+			return false
+		}
+		if n := len(*into); n > 0 && bytes.Compare((*into)[n-1].key, key) >= 0 {
+			sorted = false
+		}
+		*into = append(*into, p)
+		return true
+	})
+	if !ok || sorted {
+		return ok
+	}
+	slices.SortFunc(*into, func(a, b pair) int { return bytes.Compare(a.key, b.key) })
+	for i := 1; i < len(*into); i++ {
+		if bytes.Equal((*into)[i-1].key, (*into)[i].key) {
+			return false // a repeated key: the decoder keeps the last
+		}
+	}
+	return true
+}
