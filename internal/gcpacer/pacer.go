@@ -3,8 +3,8 @@
 // memory on a large heap (GOGC 100 lets 600 MB of live data take 1.2 GB)
 // and time on a small one, where collections come often; the pacer asks
 // for Percent of the live heap, but never less than Headroom bytes of
-// growth, within MaxPercent. The server runs one beside everything else
-// in its process.
+// growth, within MaxPercent (BusyMaxPercent while it allocates fast).
+// The server runs one beside everything else in its process.
 package gcpacer
 
 import (
@@ -32,6 +32,13 @@ type Pacer struct {
 	// runtime would otherwise keep it mapped as room for the next
 	// spell. 0 returns nothing early.
 	Quiet uint64
+	// Busy is the allocation, in bytes per Interval, at or over which
+	// the process counts as busy; while it is, BusyMaxPercent replaces
+	// MaxPercent when higher. A busy small heap is otherwise collected
+	// every few milliseconds, while an idle one would let its slow
+	// trickle of garbage pile up under the same target. 0 disables it.
+	Busy           uint64
+	BusyMaxPercent int
 
 	// live, set, allocs and release reach the runtime; tests replace
 	// them.
@@ -43,6 +50,14 @@ type Pacer struct {
 
 // For returns the GOGC for a live heap of live bytes.
 func (p Pacer) For(live uint64) int {
+	return p.target(live, false)
+}
+
+// target is For, for a process that is busy or not.
+func (p Pacer) target(live uint64, busy bool) int {
+	if busy {
+		p.MaxPercent = max(p.MaxPercent, p.BusyMaxPercent)
+	}
 	if live == 0 {
 		return p.MaxPercent
 	}
@@ -71,13 +86,13 @@ func (p Pacer) Start(ctx context.Context) error {
 		release = debug.FreeOSMemory
 	}
 	cur := 0
-	apply := func() {
-		if pct := p.For(live()); pct != cur {
+	apply := func(busy bool) {
+		if pct := p.target(live(), busy); pct != cur {
 			set(pct)
 			cur = pct
 		}
 	}
-	apply()
+	apply(false)
 	// idle is set once the memory of the last busy spell was returned,
 	// so an idle process pays for one collection, not one a tick.
 	last, idle := allocs(), false
@@ -88,14 +103,15 @@ func (p Pacer) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			apply()
 		}
+		now := allocs()
+		spent := now - last
+		last = now
+		apply(p.Busy > 0 && spent >= p.Busy)
 		if p.Quiet == 0 {
 			continue
 		}
-		now := allocs()
-		quiet := now-last < p.Quiet
-		last = now
+		quiet := spent < p.Quiet
 		switch {
 		case quiet && !idle:
 			release()

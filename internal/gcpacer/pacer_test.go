@@ -108,3 +108,42 @@ func TestStartReleasesOnGoingQuiet(t *testing.T) {
 		}
 	})
 }
+
+func TestStartLetsABusyHeapGrow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		// Cumulative allocations read at start and at each tick: some,
+		// busy, busy, quiet.
+		reads := []uint64{0, 10 * mib, 200 * mib, 400 * mib, 400 * mib}
+		var got []int
+		p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib, Interval: time.Second,
+			Busy: 128 * mib, BusyMaxPercent: 400,
+			live: func() uint64 { return 32 * mib },
+			set: func(pct int) int {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, pct)
+				return 0
+			},
+			allocs: func() uint64 {
+				mu.Lock()
+				defer mu.Unlock()
+				r := reads[0]
+				if len(reads) > 1 {
+					reads = reads[1:]
+				}
+				return r
+			},
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- p.Start(ctx) }()
+		time.Sleep(4500 * time.Millisecond)
+		cancel()
+		<-done
+		// 100 until a tick allocates Busy, 400 while busy, 100 after.
+		if want := []int{100, 400, 100}; !slices.Equal(got, want) {
+			t.Errorf("set %v, want %v", got, want)
+		}
+	})
+}
