@@ -34,18 +34,9 @@ func TestFor(t *testing.T) {
 func TestStartFollowsTheLiveHeap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
-		heap := []uint64{100 * mib, 100 * mib, 1024 * mib, 320 * mib}
 		var got []int
 		p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib, Interval: time.Second,
-			live: func() uint64 {
-				mu.Lock()
-				defer mu.Unlock()
-				h := heap[0]
-				if len(heap) > 1 {
-					heap = heap[1:]
-				}
-				return h
-			},
+			live: sequence(&mu, 100*mib, 100*mib, 1024*mib, 320*mib),
 			set: func(pct int) int {
 				mu.Lock()
 				defer mu.Unlock()
@@ -53,14 +44,7 @@ func TestStartFollowsTheLiveHeap(t *testing.T) {
 				return 0
 			},
 		}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- p.Start(ctx) }()
-		time.Sleep(3500 * time.Millisecond)
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Start = %v, want nil on cancel", err)
-		}
+		runFor(t, p, 3500*time.Millisecond)
 		// An unchanged heap sets nothing.
 		if want := []int{100, 50, 80}; !slices.Equal(got, want) {
 			t.Errorf("set %v, want %v", got, want)
@@ -112,9 +96,6 @@ func TestStartReleasesOnGoingQuiet(t *testing.T) {
 func TestStartLetsABusyHeapGrow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
-		// Cumulative allocations read at start and at each tick: some,
-		// busy, busy, quiet.
-		reads := []uint64{0, 10 * mib, 200 * mib, 400 * mib, 400 * mib}
 		var got []int
 		p := Pacer{Percent: 50, MaxPercent: 100, Headroom: 256 * mib, Interval: time.Second,
 			Busy: 128 * mib, BusyMaxPercent: 400,
@@ -125,25 +106,41 @@ func TestStartLetsABusyHeapGrow(t *testing.T) {
 				got = append(got, pct)
 				return 0
 			},
-			allocs: func() uint64 {
-				mu.Lock()
-				defer mu.Unlock()
-				r := reads[0]
-				if len(reads) > 1 {
-					reads = reads[1:]
-				}
-				return r
-			},
+			// Cumulative allocations read at start and at each tick:
+			// some, busy, busy, quiet.
+			allocs: sequence(&mu, 0, 10*mib, 200*mib, 400*mib, 400*mib),
 		}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- p.Start(ctx) }()
-		time.Sleep(4500 * time.Millisecond)
-		cancel()
-		<-done
+		runFor(t, p, 4500*time.Millisecond)
 		// 100 until a tick allocates Busy, 400 while busy, 100 after.
 		if want := []int{100, 400, 100}; !slices.Equal(got, want) {
 			t.Errorf("set %v, want %v", got, want)
 		}
 	})
+}
+
+// sequence returns a function that yields vals in turn, then the last
+// one again.
+func sequence(mu *sync.Mutex, vals ...uint64) func() uint64 {
+	return func() uint64 {
+		mu.Lock()
+		defer mu.Unlock()
+		v := vals[0]
+		if len(vals) > 1 {
+			vals = vals[1:]
+		}
+		return v
+	}
+}
+
+// runFor runs p for d of the bubble's time and checks it stops cleanly.
+func runFor(t *testing.T, p Pacer, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- p.Start(ctx) }()
+	time.Sleep(d)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Start = %v, want nil on cancel", err)
+	}
 }

@@ -74,21 +74,9 @@ type managedEntry struct {
 	fields []byte
 }
 
-// read reads the metadata object at s; every member may come once.
+// read reads the metadata object at s.
 func (m *objectMeta) read(s *scanner) bool {
-	var seen uint32
-	return s.object(func(key []byte) bool {
-		bit, known := metaFields[string(key)]
-		if !known {
-			return s.skip() // the decoder ignores unknown fields
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if s.null() {
-			return true // null leaves each field as absent
-		}
+	return s.fields(metaFields, func(key []byte) bool {
 		switch string(key) {
 		case "name":
 			return s.strInto(&m.name)
@@ -118,134 +106,100 @@ func (m *objectMeta) read(s *scanner) bool {
 			return s.stringMap(&m.annotations)
 		case "ownerReferences":
 			return s.array(func() bool {
-				var o ownerRef
-				if !o.read(s) {
-					return false
-				}
-				m.owners = append(m.owners, o)
-				return true
+				m.owners = append(m.owners, ownerRef{})
+				return m.owners[len(m.owners)-1].read(s)
 			})
 		case "finalizers":
 			return s.array(func() bool {
-				var f []byte
-				if !s.strInto(&f) {
-					return false
-				}
-				m.finalizers = append(m.finalizers, f)
-				return true
+				m.finalizers = append(m.finalizers, nil)
+				return s.strInto(&m.finalizers[len(m.finalizers)-1])
 			})
 		case "managedFields":
 			return s.array(func() bool {
-				var e managedEntry
-				if !e.read(s) {
-					return false
-				}
-				m.managed = append(m.managed, e)
-				return true
+				m.managed = append(m.managed, managedEntry{})
+				return m.managed[len(m.managed)-1].read(s)
 			})
 		}
 		return false
 	})
 }
 
-var metaFields = map[string]uint32{
-	"name": 1 << 0, "generateName": 1 << 1, "namespace": 1 << 2, "selfLink": 1 << 3,
-	"uid": 1 << 4, "resourceVersion": 1 << 5, "generation": 1 << 6,
-	"creationTimestamp": 1 << 7, "deletionTimestamp": 1 << 8,
-	"deletionGracePeriodSeconds": 1 << 9, "labels": 1 << 10, "annotations": 1 << 11,
-	"ownerReferences": 1 << 12, "finalizers": 1 << 13, "managedFields": 1 << 14,
+// The members each message reads, as bits for fields to find repeats.
+var (
+	metaFields = fieldBits("name", "generateName", "namespace", "selfLink", "uid",
+		"resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+		"deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
+		"finalizers", "managedFields")
+	ownerFields   = fieldBits("kind", "name", "uid", "apiVersion", "controller", "blockOwnerDeletion")
+	managedFields = fieldBits("manager", "operation", "apiVersion", "fieldsType", "subresource", "time", "fieldsV1")
+)
+
+func fieldBits(names ...string) map[string]uint32 {
+	bits := make(map[string]uint32, len(names))
+	for i, n := range names {
+		bits[n] = 1 << i
+	}
+	return bits
 }
 
+// read reads one element of ownerReferences; null is an empty reference,
+// as the decoder makes it.
 func (o *ownerRef) read(s *scanner) bool {
 	if s.null() {
-		return true // a null element decodes as an empty reference
+		return true
 	}
-	var seen uint8
-	return s.object(func(key []byte) bool {
-		var bit uint8
-		var field *[]byte
-		var flag **bool
+	return s.fields(ownerFields, func(key []byte) bool {
 		switch string(key) {
 		case "kind":
-			bit, field = 1, &o.kind
+			return s.strInto(&o.kind)
 		case "name":
-			bit, field = 2, &o.name
+			return s.strInto(&o.name)
 		case "uid":
-			bit, field = 4, &o.uid
+			return s.strInto(&o.uid)
 		case "apiVersion":
-			bit, field = 8, &o.apiVersion
+			return s.strInto(&o.apiVersion)
 		case "controller":
-			bit, flag = 16, &o.controller
+			return s.boolInto(&o.controller)
 		case "blockOwnerDeletion":
-			bit, flag = 32, &o.block
-		default:
-			return s.skip()
+			return s.boolInto(&o.block)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if s.null() {
-			return true
-		}
-		if field != nil {
-			return s.strInto(field)
-		}
-		v, ok := s.boolean()
-		*flag = &v
-		return ok
+		return false
 	})
 }
 
+// read reads one element of managedFields.
 func (e *managedEntry) read(s *scanner) bool {
 	if s.null() {
 		return true
 	}
-	var seen uint8
-	return s.object(func(key []byte) bool {
-		var bit uint8
-		var field *[]byte
+	return s.fields(managedFields, func(key []byte) bool {
 		switch string(key) {
 		case "manager":
-			bit, field = 1, &e.manager
+			return s.strInto(&e.manager)
 		case "operation":
-			bit, field = 2, &e.operation
+			return s.strInto(&e.operation)
 		case "apiVersion":
-			bit, field = 4, &e.apiVersion
+			return s.strInto(&e.apiVersion)
 		case "fieldsType":
-			bit, field = 8, &e.fieldsType
+			return s.strInto(&e.fieldsType)
 		case "subresource":
-			bit, field = 16, &e.subresource
+			return s.strInto(&e.subresource)
 		case "time":
-			bit = 32
-		case "fieldsV1":
-			bit = 64
-		default:
-			return s.skip()
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if s.null() {
-			return true
-		}
-		switch {
-		case field != nil:
-			return s.strInto(field)
-		case bit == 32:
 			e.time = new(time.Time)
 			return s.timeInto(e.time)
+		case "fieldsV1":
+			// FieldsV1 keeps any value, but stored ones are objects.
+			if s.peek() != '{' {
+				return false
+			}
+			start := s.i
+			if !s.skip() {
+				return false
+			}
+			e.fields = s.b[start:s.i]
+			return true
 		}
-		if s.peek() != '{' {
-			return false // FieldsV1 keeps any value, but stored ones are objects
-		}
-		start := s.i
-		if !s.skip() {
-			return false
-		}
-		e.fields = s.b[start:s.i]
-		return true
+		return false
 	})
 }
 

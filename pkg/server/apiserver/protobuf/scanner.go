@@ -52,6 +52,13 @@ func (s *scanner) literal(lit string) bool {
 // null consumes a null literal, if that is what comes next.
 func (s *scanner) null() bool { return s.peek() == 'n' && s.literal("null") }
 
+// boolInto reads a boolean into a new *bool at v.
+func (s *scanner) boolInto(v **bool) bool {
+	b, ok := s.boolean()
+	*v = &b
+	return ok
+}
+
 func (s *scanner) boolean() (bool, bool) {
 	switch s.peek() {
 	case 't':
@@ -116,6 +123,28 @@ func (s *scanner) objectOf(keys keyMode, member func(key []byte) bool) bool {
 			return false
 		}
 	}
+}
+
+// fields reads an object whose known members (those bits names) may
+// each come once, as the decoder fills a struct: read reads a known
+// member's value, null leaves the member as absent, and other members
+// are skipped, as the decoder ignores unknown fields.
+func (s *scanner) fields(bits map[string]uint32, read func(key []byte) bool) bool {
+	var seen uint32
+	return s.object(func(key []byte) bool {
+		bit := bits[string(key)]
+		if bit == 0 {
+			return s.skip()
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if s.null() {
+			return true
+		}
+		return read(key)
+	})
 }
 
 // array calls elem for each element of the array that comes next.

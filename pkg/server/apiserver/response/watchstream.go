@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/setpoint-dev/setpoint/pkg/server/apierror"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/generic"
 
@@ -153,16 +155,7 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 			// the frame's head and tail, not copied into a frame.
 			gvk := res.GroupVersionKind()
 			item, err := ProtoItem(gvk, o)
-			if err != nil {
-				ws.err = err
-				return
-			}
-			head, tail, err := protobuf.Default().WatchFrameParts(typ, gvk, len(item))
-			if err != nil {
-				ws.err = err
-				return
-			}
-			ws.emit(head, item, tail)
+			ws.emitItem(typ, gvk, item, err)
 			return
 		}
 		build := func() ([]byte, error) { return ProtoFrame(res.GroupVersionKind(), typ, obj) }
@@ -192,16 +185,7 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		frame = JSONFrame(typ, p)
 	case FormatPartialProto:
 		item, err := PartialProtoItem(obj)
-		if err != nil {
-			ws.err = err
-			return
-		}
-		head, tail, err := protobuf.Default().WatchFrameParts(typ, PartialGVK, len(item))
-		if err != nil {
-			ws.err = err
-			return
-		}
-		ws.emit(head, item, tail)
+		ws.emitItem(typ, PartialGVK, item, err)
 		return
 	}
 	if err != nil {
@@ -209,6 +193,21 @@ func (ws *WatchStream) send(typ string, o *watchcache.Object, ev *watchcache.Eve
 		return
 	}
 	ws.emit(frame)
+}
+
+// emitItem writes a protobuf event around item, a bare message of kind
+// gvk (or fails the stream with err, from making it), without copying
+// the message into a frame.
+func (ws *WatchStream) emitItem(typ string, gvk schema.GroupVersionKind, item []byte, err error) {
+	var head, tail []byte
+	if err == nil {
+		head, tail, err = protobuf.Default().WatchFrameParts(typ, gvk, len(item))
+	}
+	if err != nil {
+		ws.err = err
+		return
+	}
+	ws.emit(head, item, tail)
 }
 
 // emit writes one event frame given as consecutive pieces. Small pieces
