@@ -1,9 +1,6 @@
 package e2e_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
@@ -14,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/internal/csrtest"
 )
 
 // csrRequester lets alice ask for certificates and read the answers, and
@@ -37,20 +36,13 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]
 // manifest and the key's file.
 func csrManifest(t *testing.T, name string, subject pkix.Name) (manifest, keyFile string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	csr, key := csrtest.Request(t, &x509.CertificateRequest{Subject: subject})
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	keyFile = writeFile(t, name+".key", string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})))
-	req := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}))
+	req := base64.StdEncoding.EncodeToString(csr)
 	manifest = fmt.Sprintf(`apiVersion: certificates.k8s.io/v1
 kind: CertificateSigningRequest
 metadata: {name: %s}

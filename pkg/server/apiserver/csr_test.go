@@ -1,16 +1,14 @@
 package apiserver_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"net/http"
 	"reflect"
 	"testing"
+
+	"github.com/setpoint-dev/setpoint/internal/csrtest"
 )
 
 const csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
@@ -19,19 +17,12 @@ const csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
 // kube-apiserver-client signer, as kubectl sends one.
 func csrBody(t *testing.T, name string, subject pkix.Name) map[string]any {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, _ := csrtest.Request(t, &x509.CertificateRequest{Subject: subject})
 	return map[string]any{
 		"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
 		"metadata": map[string]any{"name": name},
 		"spec": map[string]any{
-			"request":    base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})),
+			"request":    base64.StdEncoding.EncodeToString(req),
 			"signerName": "kubernetes.io/kube-apiserver-client",
 			"usages":     []any{"client auth"},
 			// Ignored: the requestor is whoever creates the request.

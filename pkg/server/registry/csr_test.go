@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/setpoint-dev/setpoint/internal/csrtest"
 	"github.com/setpoint-dev/setpoint/pkg/server/rbac"
 	"github.com/setpoint-dev/setpoint/pkg/server/user"
 )
@@ -31,15 +32,8 @@ import (
 // csrPEM is a signed PKCS#10 request for subject, PEM encoded.
 func csrPEM(t *testing.T, subject pkix.Name) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	req, _ := csrtest.Request(t, &x509.CertificateRequest{Subject: subject})
+	return req
 }
 
 // certPEM is a self-signed certificate, PEM encoded: content the status
@@ -288,12 +282,7 @@ func TestCSRStatusWrite(t *testing.T) {
 			}
 		}
 	}
-	tests := []struct {
-		name       string
-		old, write func(map[string]any)
-		want       []string
-		wantStatus string // "" skips the check
-	}{
+	tests := []subresourceWrite{
 		{
 			name: "signer issues", old: approved, write: both(approved, withCert(cert)),
 			wantStatus: `{"certificate":"` + cert + `","conditions":[{"lastTransitionTime":"` + then + `","lastUpdateTime":"` + then + `","status":"True","type":"Approved"}]}`,
@@ -325,23 +314,7 @@ func TestCSRStatusWrite(t *testing.T) {
 		{name: "a condition without type", old: approved, write: withConditions(condition("Approved", "True", then, then), condition("", "True", "", "")),
 			want: []string{"status.conditions[1].type: Required value"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			old := csrObject(t, tt.old)
-			obj := csrObject(t, tt.write)
-			nestedMap(obj, true, "spec")["signerName"] = "example.com/other"
-			errs := s.PrepareForStatusUpdate(obj, old)
-			if got := errorList(errs); !slices.Equal(got, tt.want) {
-				t.Errorf("errors: got %q\nwant %q", got, tt.want)
-			}
-			if !reflect.DeepEqual(obj["spec"], old["spec"]) {
-				t.Errorf("spec: got %v, want the stored one", obj["spec"])
-			}
-			if got := statusOf(t, obj); tt.wantStatus != "" && got != tt.wantStatus {
-				t.Errorf("status: got %s\nwant %s", got, tt.wantStatus)
-			}
-		})
-	}
+	runSubresourceWrites(t, tests, "signerName", "example.com/other", s.PrepareForStatusUpdate)
 }
 
 // TestCSRApprovalWrite checks the approval subresource: it takes the
@@ -354,12 +327,7 @@ func TestCSRApprovalWrite(t *testing.T) {
 	now, _ := time.Parse(time.RFC3339, nowText)
 	s := csrStrategy{now: func() time.Time { return now }}
 	cert := base64.StdEncoding.EncodeToString(certPEM(t))
-	tests := []struct {
-		name       string
-		old, write func(map[string]any)
-		want       []string
-		wantStatus string
-	}{
+	tests := []subresourceWrite{
 		{
 			name:       "approve",
 			write:      withConditions(map[string]any{"type": "Approved", "status": "True", "reason": "KubectlApprove"}),
@@ -393,12 +361,31 @@ func TestCSRApprovalWrite(t *testing.T) {
 			want: []string{`status.conditions[0].status: Unsupported value: "False": supported values: "True"`},
 		},
 	}
+	runSubresourceWrites(t, tests, "usages", []any{"server auth"}, s.PrepareForApprovalUpdate)
+}
+
+// subresourceWrite is a write through the status or approval subresource:
+// the stored object and the written one, each a CSR changed by a
+// function, and the errors and the status (when wantStatus is set) the
+// strategy leaves.
+type subresourceWrite struct {
+	name       string
+	old, write func(map[string]any)
+	want       []string
+	wantStatus string // "" skips the check
+}
+
+// runSubresourceWrites runs the writes through prepare, each with the
+// spec field specField changed to specValue in the write, which prepare
+// must put back.
+func runSubresourceWrites(t *testing.T, tests []subresourceWrite, specField string, specValue any, prepare func(obj, old map[string]any) field.ErrorList) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := csrObject(t, tt.old)
 			obj := csrObject(t, tt.write)
-			nestedMap(obj, true, "spec")["usages"] = []any{"server auth"}
-			errs := s.PrepareForApprovalUpdate(obj, old)
+			nestedMap(obj, true, "spec")[specField] = specValue
+			errs := prepare(obj, old)
 			if got := errorList(errs); !slices.Equal(got, tt.want) {
 				t.Errorf("errors: got %q\nwant %q", got, tt.want)
 			}

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"slices"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/setpoint-dev/setpoint/internal/csrtest"
 	"github.com/setpoint-dev/setpoint/pkg/client"
 	"github.com/setpoint-dev/setpoint/pkg/clock"
 	"github.com/setpoint-dev/setpoint/pkg/envtest"
@@ -46,11 +46,7 @@ func TestLive(t *testing.T) {
 	t0 := time.Now().Truncate(time.Second)
 	fake := clock.NewFake(t0)
 
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "x"}}, mustKey(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	req, _ := csrtest.Request(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "x"}})
 	create := func(name string, deniedAt time.Time) {
 		csr := &certificatesv1.CertificateSigningRequest{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
