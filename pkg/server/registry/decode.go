@@ -22,6 +22,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/setpoint-dev/setpoint/pkg/server/registry/typedjson"
 )
 
 // FieldValidation is how a write treats unknown and duplicate fields.
@@ -67,7 +69,8 @@ func (r *Resource) DecodeTyped(typed runtime.Object) (map[string]any, error) {
 // Decode turns a JSON request body into unstructured content. Typed kinds
 // go through their Go type, which rejects wrongly typed fields and drops
 // unknown ones; the unknown and duplicate fields found become warnings,
-// or a *StrictError under FieldStrict. Custom resources are kept as sent
+// or a *StrictError under FieldStrict. A typedjson.Decoder answers for
+// the Go type where its answer is exactly that path's. Custom resources are kept as sent
 // (numbers stay int64 where they are integers).
 func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, warnings []string, err error) {
 	body = bytes.TrimSpace(body)
@@ -84,6 +87,11 @@ func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, 
 			strict = append(strict, errors.New(p))
 		}
 	} else {
+		if d := typedjson.For(Scheme().AllKnownTypes()[r.GroupVersionKind()]); d != nil {
+			if obj, ok := d.Decode(body); ok {
+				return obj, nil, nil // no strict problems, so no warnings
+			}
+		}
 		typed, err := Scheme().New(r.GroupVersionKind())
 		if err != nil {
 			return nil, nil, fmt.Errorf("registry: %s has no Go type: %w", r.GroupVersionKind(), err)

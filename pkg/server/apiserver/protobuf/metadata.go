@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"time"
+
+	"github.com/setpoint-dev/setpoint/internal/jsonscan"
 )
 
 // A metadata-only watch (the garbage collector keeps one on every kind)
@@ -20,20 +22,20 @@ import (
 // repeated members, values of another type, unusual numbers): EncodeItem
 // is the answer there, and its errors too.
 func PartialItem(objJSON []byte) ([]byte, bool) {
-	s := scanner{b: objJSON}
+	s := jsonscan.New(objJSON)
 	var m objectMeta
 	found := false
-	ok := s.object(func(key []byte) bool {
+	ok := s.Object(func(key []byte) bool {
 		if string(key) != "metadata" {
-			return s.skip()
+			return s.Skip()
 		}
 		if found {
 			return false
 		}
 		found = true
-		return m.read(&s)
+		return m.read(s)
 	})
-	if !ok || !found || !s.end() {
+	if !ok || !found || !s.End() {
 		return nil, false
 	}
 	size := m.size()
@@ -75,47 +77,47 @@ type managedEntry struct {
 }
 
 // read reads the metadata object at s.
-func (m *objectMeta) read(s *scanner) bool {
-	return s.fields(metaFields, func(key []byte) bool {
+func (m *objectMeta) read(s *jsonscan.Scanner) bool {
+	return s.Fields(metaFields, func(key []byte) bool {
 		switch string(key) {
 		case "name":
-			return s.strInto(&m.name)
+			return s.StringInto(&m.name)
 		case "generateName":
-			return s.strInto(&m.generateName)
+			return s.StringInto(&m.generateName)
 		case "namespace":
-			return s.strInto(&m.namespace)
+			return s.StringInto(&m.namespace)
 		case "selfLink":
-			return s.strInto(&m.selfLink)
+			return s.StringInto(&m.selfLink)
 		case "uid":
-			return s.strInto(&m.uid)
+			return s.StringInto(&m.uid)
 		case "resourceVersion":
-			return s.strInto(&m.resourceVersion)
+			return s.StringInto(&m.resourceVersion)
 		case "generation":
-			return s.intInto(&m.generation)
+			return s.IntInto(&m.generation)
 		case "creationTimestamp":
-			return s.timeInto(&m.created)
+			return s.TimeInto(&m.created)
 		case "deletionTimestamp":
 			m.deleted = new(time.Time)
-			return s.timeInto(m.deleted)
+			return s.TimeInto(m.deleted)
 		case "deletionGracePeriodSeconds":
 			m.gracePeriod = new(int64)
-			return s.intInto(m.gracePeriod)
+			return s.IntInto(m.gracePeriod)
 		case "labels":
-			return s.stringMap(&m.labels)
+			return stringMap(s, &m.labels)
 		case "annotations":
-			return s.stringMap(&m.annotations)
+			return stringMap(s, &m.annotations)
 		case "ownerReferences":
-			return s.array(func() bool {
+			return s.Array(func() bool {
 				m.owners = append(m.owners, ownerRef{})
 				return m.owners[len(m.owners)-1].read(s)
 			})
 		case "finalizers":
-			return s.array(func() bool {
+			return s.Array(func() bool {
 				m.finalizers = append(m.finalizers, nil)
-				return s.strInto(&m.finalizers[len(m.finalizers)-1])
+				return s.StringInto(&m.finalizers[len(m.finalizers)-1])
 			})
 		case "managedFields":
-			return s.array(func() bool {
+			return s.Array(func() bool {
 				m.managed = append(m.managed, managedEntry{})
 				return m.managed[len(m.managed)-1].read(s)
 			})
@@ -144,59 +146,59 @@ func fieldBits(names ...string) map[string]uint32 {
 
 // read reads one element of ownerReferences; null is an empty reference,
 // as the decoder makes it.
-func (o *ownerRef) read(s *scanner) bool {
-	if s.null() {
+func (o *ownerRef) read(s *jsonscan.Scanner) bool {
+	if s.Null() {
 		return true
 	}
-	return s.fields(ownerFields, func(key []byte) bool {
+	return s.Fields(ownerFields, func(key []byte) bool {
 		switch string(key) {
 		case "kind":
-			return s.strInto(&o.kind)
+			return s.StringInto(&o.kind)
 		case "name":
-			return s.strInto(&o.name)
+			return s.StringInto(&o.name)
 		case "uid":
-			return s.strInto(&o.uid)
+			return s.StringInto(&o.uid)
 		case "apiVersion":
-			return s.strInto(&o.apiVersion)
+			return s.StringInto(&o.apiVersion)
 		case "controller":
-			return s.boolInto(&o.controller)
+			return s.BoolInto(&o.controller)
 		case "blockOwnerDeletion":
-			return s.boolInto(&o.block)
+			return s.BoolInto(&o.block)
 		}
 		return false
 	})
 }
 
 // read reads one element of managedFields.
-func (e *managedEntry) read(s *scanner) bool {
-	if s.null() {
+func (e *managedEntry) read(s *jsonscan.Scanner) bool {
+	if s.Null() {
 		return true
 	}
-	return s.fields(managedFields, func(key []byte) bool {
+	return s.Fields(managedFields, func(key []byte) bool {
 		switch string(key) {
 		case "manager":
-			return s.strInto(&e.manager)
+			return s.StringInto(&e.manager)
 		case "operation":
-			return s.strInto(&e.operation)
+			return s.StringInto(&e.operation)
 		case "apiVersion":
-			return s.strInto(&e.apiVersion)
+			return s.StringInto(&e.apiVersion)
 		case "fieldsType":
-			return s.strInto(&e.fieldsType)
+			return s.StringInto(&e.fieldsType)
 		case "subresource":
-			return s.strInto(&e.subresource)
+			return s.StringInto(&e.subresource)
 		case "time":
 			e.time = new(time.Time)
-			return s.timeInto(e.time)
+			return s.TimeInto(e.time)
 		case "fieldsV1":
 			// FieldsV1 keeps any value, but stored ones are objects.
-			if s.peek() != '{' {
+			if s.Peek() != '{' {
 				return false
 			}
-			start := s.i
-			if !s.skip() {
+			start := s.PeekAt()
+			if !s.Skip() {
 				return false
 			}
-			e.fields = s.b[start:s.i]
+			e.fields = s.Span(start)
 			return true
 		}
 		return false
@@ -399,12 +401,12 @@ func uvarintLen(v uint64) int {
 
 // stringMap reads a JSON object of strings into entries sorted by key,
 // the order the generated marshaller writes map entries in.
-func (s *scanner) stringMap(into *[]pair) bool {
+func stringMap(s *jsonscan.Scanner, into *[]pair) bool {
 	sorted := true
-	ok := s.objectOf(unescapedKeys, func(key []byte) bool {
+	ok := s.ObjectOf(jsonscan.UnescapedKeys, func(key []byte) bool {
 		var p pair
 		p.key = key
-		if !s.strInto(&p.value) {
+		if !s.StringInto(&p.value) {
 			return false
 		}
 		if n := len(*into); n > 0 && bytes.Compare((*into)[n-1].key, key) >= 0 {

@@ -1,4 +1,10 @@
-package protobuf
+// Package jsonscan reads JSON the way encoding/json's decoder would, for
+// the fast paths that skip the decoder: the protobuf transcoder of stored
+// objects and the typed request decoder. A Scanner reads only what it can
+// read exactly as the decoder would and reports false for the rest
+// (escaped field names, invalid text, numbers other than plain integers),
+// so that its caller can fall back to the decoder.
+package jsonscan
 
 import (
 	"bytes"
@@ -8,16 +14,19 @@ import (
 	"unicode/utf8"
 )
 
-// scanner reads the JSON PartialItem transcodes. It reads only what it
-// can read exactly as encoding/json would and reports false for the rest
-// (escaped keys, invalid text, numbers other than plain integers), so
-// that the caller can fall back to the decoder.
-type scanner struct {
+// Scanner reads one JSON text from its start.
+type Scanner struct {
 	b []byte
 	i int
 }
 
-func (s *scanner) space() {
+// New returns a Scanner at the start of b.
+func New(b []byte) *Scanner { return &Scanner{b: b} }
+
+// Span returns the text from position start to where the scanner is.
+func (s *Scanner) Span(start int) []byte { return s.b[start:s.i] }
+
+func (s *Scanner) space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -28,8 +37,8 @@ func (s *scanner) space() {
 	}
 }
 
-// peek returns the next byte that is not space, 0 at the end.
-func (s *scanner) peek() byte {
+// Peek returns the next byte that is not space, 0 at the end.
+func (s *Scanner) Peek() byte {
 	s.space()
 	if s.i >= len(s.b) {
 		return 0
@@ -37,10 +46,10 @@ func (s *scanner) peek() byte {
 	return s.b[s.i]
 }
 
-// end reports whether nothing but space is left.
-func (s *scanner) end() bool { return s.peek() == 0 && s.i == len(s.b) }
+// End reports whether nothing but space is left.
+func (s *Scanner) End() bool { return s.Peek() == 0 && s.i == len(s.b) }
 
-func (s *scanner) literal(lit string) bool {
+func (s *Scanner) literal(lit string) bool {
 	s.space()
 	if !bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
 		return false
@@ -49,18 +58,18 @@ func (s *scanner) literal(lit string) bool {
 	return true
 }
 
-// null consumes a null literal, if that is what comes next.
-func (s *scanner) null() bool { return s.peek() == 'n' && s.literal("null") }
+// Null consumes a null literal, if that is what comes next.
+func (s *Scanner) Null() bool { return s.Peek() == 'n' && s.literal("null") }
 
-// boolInto reads a boolean into a new *bool at v.
-func (s *scanner) boolInto(v **bool) bool {
-	b, ok := s.boolean()
+// BoolInto reads a boolean into a new *bool at v.
+func (s *Scanner) BoolInto(v **bool) bool {
+	b, ok := s.Boolean()
 	*v = &b
 	return ok
 }
 
-func (s *scanner) boolean() (bool, bool) {
-	switch s.peek() {
+func (s *Scanner) Boolean() (bool, bool) {
+	switch s.Peek() {
 	case 't':
 		return true, s.literal("true")
 	case 'f':
@@ -69,51 +78,51 @@ func (s *scanner) boolean() (bool, bool) {
 	return false, false
 }
 
-// object calls member for each key of the object that comes next, with
+// Object calls member for each key of the object that comes next, with
 // the scanner at the member's value, which member must consume. An
 // escaped key fails it: the decoder matches field names after unescaping.
-func (s *scanner) object(member func(key []byte) bool) bool {
-	return s.objectOf(exactKeys, member)
+func (s *Scanner) Object(member func(key []byte) bool) bool {
+	return s.ObjectOf(ExactKeys, member)
 }
 
-// keyMode says what objectOf does with an escaped key.
-type keyMode int
+// KeyMode says what ObjectOf does with an escaped key.
+type KeyMode int
 
 const (
-	exactKeys     keyMode = iota // fail: a field name
-	unescapedKeys                // unescape it: a map key
-	rawKeys                      // pass it as it is: a value skipped
+	ExactKeys     KeyMode = iota // fail: a field name
+	UnescapedKeys                // unescape it: a map key
+	RawKeys                      // pass it as it is: a value skipped
 )
 
-// objectOf is object, with escaped keys treated as keys says.
-func (s *scanner) objectOf(keys keyMode, member func(key []byte) bool) bool {
-	if s.peek() != '{' {
+// ObjectOf is object, with escaped keys treated as keys says.
+func (s *Scanner) ObjectOf(keys KeyMode, member func(key []byte) bool) bool {
+	if s.Peek() != '{' {
 		return false
 	}
 	s.i++
-	if s.peek() == '}' {
+	if s.Peek() == '}' {
 		s.i++
 		return true
 	}
 	for {
 		var key []byte
-		if keys == unescapedKeys {
-			if !s.strInto(&key) {
+		if keys == UnescapedKeys {
+			if !s.StringInto(&key) {
 				return false
 			}
-		} else if raw, escaped, ok := s.rawString(); ok && (!escaped || keys == rawKeys) {
+		} else if raw, escaped, ok := s.RawString(); ok && (!escaped || keys == RawKeys) {
 			key = raw
 		} else {
 			return false
 		}
-		if s.peek() != ':' {
+		if s.Peek() != ':' {
 			return false
 		}
 		s.i++
 		if !member(key) {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case '}':
@@ -125,35 +134,35 @@ func (s *scanner) objectOf(keys keyMode, member func(key []byte) bool) bool {
 	}
 }
 
-// fields reads an object whose known members (those bits names) may
+// Fields reads an object whose known members (those bits names) may
 // each come once, as the decoder fills a struct: read reads a known
 // member's value, null leaves the member as absent, and other members
 // are skipped, as the decoder ignores unknown fields.
-func (s *scanner) fields(bits map[string]uint32, read func(key []byte) bool) bool {
+func (s *Scanner) Fields(bits map[string]uint32, read func(key []byte) bool) bool {
 	var seen uint32
-	return s.object(func(key []byte) bool {
+	return s.Object(func(key []byte) bool {
 		bit := bits[string(key)]
 		if bit == 0 {
-			return s.skip()
+			return s.Skip()
 		}
 		if seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		if s.null() {
+		if s.Null() {
 			return true
 		}
 		return read(key)
 	})
 }
 
-// array calls elem for each element of the array that comes next.
-func (s *scanner) array(elem func() bool) bool {
-	if s.peek() != '[' {
+// Array calls elem for each element of the array that comes next.
+func (s *Scanner) Array(elem func() bool) bool {
+	if s.Peek() != '[' {
 		return false
 	}
 	s.i++
-	if s.peek() == ']' {
+	if s.Peek() == ']' {
 		s.i++
 		return true
 	}
@@ -161,7 +170,7 @@ func (s *scanner) array(elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case ']':
@@ -173,11 +182,11 @@ func (s *scanner) array(elem func() bool) bool {
 	}
 }
 
-// rawString reads a string and returns its bytes between the quotes, and
+// RawString reads a string and returns its bytes between the quotes, and
 // whether they hold escapes. Control characters, bad escapes and invalid
 // UTF-8, which the decoder rejects or replaces, fail it.
-func (s *scanner) rawString() (raw []byte, escaped, ok bool) {
-	if s.peek() != '"' {
+func (s *Scanner) RawString() (raw []byte, escaped, ok bool) {
+	if s.Peek() != '"' {
 		return nil, false, false
 	}
 	start := s.i + 1
@@ -214,10 +223,10 @@ func (s *scanner) rawString() (raw []byte, escaped, ok bool) {
 	return raw, escaped, true
 }
 
-// strInto reads a string value into v, unescaped.
-func (s *scanner) strInto(v *[]byte) bool {
-	start := s.peekAt()
-	raw, escaped, ok := s.rawString()
+// StringInto reads a string value into v, unescaped.
+func (s *Scanner) StringInto(v *[]byte) bool {
+	start := s.PeekAt()
+	raw, escaped, ok := s.RawString()
 	if !ok {
 		return false
 	}
@@ -233,16 +242,16 @@ func (s *scanner) strInto(v *[]byte) bool {
 	return true
 }
 
-// peekAt is the position of the next value.
-func (s *scanner) peekAt() int {
+// PeekAt is the position of the next value.
+func (s *Scanner) PeekAt() int {
 	s.space()
 	return s.i
 }
 
-// intInto reads an integer written plainly (an optional minus and
+// IntInto reads an integer written plainly (an optional minus and
 // digits) that fits an int64.
-func (s *scanner) intInto(v *int64) bool {
-	start := s.peekAt()
+func (s *Scanner) IntInto(v *int64) bool {
+	start := s.PeekAt()
 	i := start
 	neg := i < len(s.b) && s.b[i] == '-'
 	if neg {
@@ -274,10 +283,10 @@ func (s *scanner) intInto(v *int64) bool {
 	return true
 }
 
-// timeInto reads a metav1.Time: an RFC 3339 string.
-func (s *scanner) timeInto(t *time.Time) bool {
+// TimeInto reads a metav1.Time: an RFC 3339 string.
+func (s *Scanner) TimeInto(t *time.Time) bool {
 	var raw []byte
-	if !s.strInto(&raw) {
+	if !s.StringInto(&raw) {
 		return false
 	}
 	parsed, err := time.Parse(time.RFC3339, string(raw))
@@ -288,21 +297,21 @@ func (s *scanner) timeInto(t *time.Time) bool {
 	return true
 }
 
-// skip consumes the value that comes next, which must be well formed.
-func (s *scanner) skip() bool {
-	switch c := s.peek(); {
+// Skip consumes the value that comes next, which must be well formed.
+func (s *Scanner) Skip() bool {
+	switch c := s.Peek(); {
 	case c == '"':
-		_, _, ok := s.rawString()
+		_, _, ok := s.RawString()
 		return ok
 	case c == '{':
-		return s.objectOf(rawKeys, func([]byte) bool { return s.skip() })
+		return s.ObjectOf(RawKeys, func([]byte) bool { return s.Skip() })
 	case c == '[':
-		return s.array(s.skip)
+		return s.Array(s.Skip)
 	case c == 't' || c == 'f':
-		_, ok := s.boolean()
+		_, ok := s.Boolean()
 		return ok
 	case c == 'n':
-		return s.null()
+		return s.Null()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.number()
 	}
@@ -310,7 +319,7 @@ func (s *scanner) skip() bool {
 }
 
 // number consumes a JSON number of any form.
-func (s *scanner) number() bool {
+func (s *Scanner) number() bool {
 	start := s.i
 	end := start
 	for end < len(s.b) && strings.IndexByte("+-.0123456789eE", s.b[end]) >= 0 {
