@@ -16,9 +16,15 @@ import (
 
 // Scanner reads one JSON text from its start.
 type Scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int
 }
+
+// maxDepth bounds nesting, so that a body of brackets cannot grow the
+// reading goroutine's stack without bound: deeper text goes to the
+// decoder, which has its own bound (10,000).
+const maxDepth = 1000
 
 // New returns a Scanner at the start of b.
 func New(b []byte) *Scanner { return &Scanner{b: b} }
@@ -94,8 +100,17 @@ const (
 	RawKeys                      // pass it as it is: a value skipped
 )
 
-// ObjectOf is object, with escaped keys treated as keys says.
+// ObjectOf is Object, with escaped keys treated as keys says.
 func (s *Scanner) ObjectOf(keys KeyMode, member func(key []byte) bool) bool {
+	if s.depth++; s.depth > maxDepth {
+		return false
+	}
+	ok := s.objectOf(keys, member)
+	s.depth--
+	return ok
+}
+
+func (s *Scanner) objectOf(keys KeyMode, member func(key []byte) bool) bool {
 	if s.Peek() != '{' {
 		return false
 	}
@@ -158,6 +173,15 @@ func (s *Scanner) Fields(bits map[string]uint32, read func(key []byte) bool) boo
 
 // Array calls elem for each element of the array that comes next.
 func (s *Scanner) Array(elem func() bool) bool {
+	if s.depth++; s.depth > maxDepth {
+		return false
+	}
+	ok := s.array(elem)
+	s.depth--
+	return ok
+}
+
+func (s *Scanner) array(elem func() bool) bool {
 	if s.Peek() != '[' {
 		return false
 	}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/setpoint-dev/setpoint/internal/jsonscan"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry/typedjson"
 )
 
@@ -70,7 +71,8 @@ func (r *Resource) DecodeTyped(typed runtime.Object) (map[string]any, error) {
 // go through their Go type, which rejects wrongly typed fields and drops
 // unknown ones; the unknown and duplicate fields found become warnings,
 // or a *StrictError under FieldStrict. A typedjson.Decoder answers for
-// the Go type where its answer is exactly that path's. Custom resources are kept as sent
+// the Go type where its answer is exactly that path's, as
+// jsonscan.DecodeObject does for custom resources. Custom resources are kept as sent
 // (numbers stay int64 where they are integers).
 func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, warnings []string, err error) {
 	body = bytes.TrimSpace(body)
@@ -79,9 +81,12 @@ func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, 
 	}
 	var strict []error
 	if !r.Typed {
-		strict, err = sigsjson.UnmarshalStrict(body, &obj, sigsjson.DisallowDuplicateFields)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+		var ok bool
+		if obj, ok = jsonscan.DecodeObject(body); !ok {
+			strict, err = sigsjson.UnmarshalStrict(body, &obj, sigsjson.DisallowDuplicateFields)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", ErrDecode, err)
+			}
 		}
 		for _, p := range r.prune(obj) {
 			strict = append(strict, errors.New(p))

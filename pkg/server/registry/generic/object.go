@@ -12,11 +12,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/setpoint-dev/setpoint/internal/jsonscan"
 	"github.com/setpoint-dev/setpoint/pkg/server/registry"
 	"github.com/setpoint-dev/setpoint/pkg/server/watchcache"
 )
 
+// unmarshalJSON decodes as kube-apiserver does: keys are case-sensitive
+// and integers stay int64. Objects decoded into a new map go through
+// jsonscan first, which reads them with less than half the work.
 func unmarshalJSON(b []byte, v any) error {
+	if m, ok := v.(*map[string]any); ok && *m == nil {
+		if obj, ok := jsonscan.DecodeObject(b); ok {
+			*m = obj
+			return nil
+		}
+	}
 	return sigsjson.UnmarshalCaseSensitivePreserveInts(b, v)
 }
 
