@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -103,6 +104,7 @@ func TestDecodeMatchesReference(t *testing.T) {
 		{"trailing text", cm, `{} {}`, false},
 		{"not an object", cm, `[]`, false},
 		{"bad time", cm, `{"metadata":{"creationTimestamp":"yesterday"}}`, false},
+		{"deep nesting in a field read by reference", cm, `{"metadata":{"creationTimestamp":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}`, false},
 		{"unknown field in a field read by reference", pod, `{"spec":{"containers":[{"readinessProbe":{"httpGet":{"port":"http","x":1}}}]}}`, false},
 	}
 	for _, tt := range tests {
