@@ -20,75 +20,17 @@ func DecodeObject(b []byte) (map[string]any, bool) {
 	return m, true
 }
 
-// objectValue, arrayValue and value read without callbacks: a closure per object or
-// array would be one more allocation each, and these allocate little
-// else.
 func (s *Scanner) objectValue() (map[string]any, bool) {
-	if s.depth++; s.depth > maxDepth {
-		return nil, false
-	}
-	s.i++ // the caller saw '{'
 	m := map[string]any{}
-	if s.Peek() == '}' {
-		s.i++
-		s.depth--
-		return m, true
-	}
-	for {
-		var key []byte
-		if !s.StringInto(&key) || s.Peek() != ':' {
-			return nil, false
-		}
-		s.i++
+	ok := s.ObjectOf(UnescapedKeys, func(key []byte) bool {
 		if _, repeated := m[string(key)]; repeated {
-			return nil, false
+			return false
 		}
 		v, ok := s.value()
-		if !ok {
-			return nil, false
-		}
 		m[string(key)] = v
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return m, true
-		default:
-			return nil, false
-		}
-	}
-}
-
-func (s *Scanner) arrayValue() ([]any, bool) {
-	if s.depth++; s.depth > maxDepth {
-		return nil, false
-	}
-	s.i++ // the caller saw '['
-	out := []any{}
-	if s.Peek() == ']' {
-		s.i++
-		s.depth--
-		return out, true
-	}
-	for {
-		v, ok := s.value()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, v)
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return out, true
-		default:
-			return nil, false
-		}
-	}
+		return ok
+	})
+	return m, ok
 }
 
 func (s *Scanner) value() (any, bool) {
@@ -96,7 +38,13 @@ func (s *Scanner) value() (any, bool) {
 	case '{':
 		return s.objectValue()
 	case '[':
-		return s.arrayValue()
+		out := []any{}
+		ok := s.Array(func() bool {
+			v, ok := s.value()
+			out = append(out, v)
+			return ok
+		})
+		return out, ok
 	case '"':
 		var b []byte
 		if !s.StringInto(&b) {
