@@ -70,10 +70,10 @@ func (r *Resource) DecodeTyped(typed runtime.Object) (map[string]any, error) {
 // Decode turns a JSON request body into unstructured content. Typed kinds
 // go through their Go type, which rejects wrongly typed fields and drops
 // unknown ones; the unknown and duplicate fields found become warnings,
-// or a *StrictError under FieldStrict. A typedjson.Decoder answers for
-// the Go type where its answer is exactly that path's, as
-// jsonscan.DecodeObject does for custom resources. Custom resources are kept as sent
-// (numbers stay int64 where they are integers).
+// or a *StrictError under FieldStrict. Custom resources are kept as sent
+// (numbers stay int64 where they are integers). A typedjson.Decoder, and
+// for custom resources jsonscan.DecodeObject, answer first wherever their
+// answer is exactly the decoder's.
 func (r *Resource) Decode(body []byte, fv FieldValidation) (obj map[string]any, warnings []string, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
