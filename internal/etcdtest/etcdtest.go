@@ -6,7 +6,9 @@
 package etcdtest
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,11 +72,31 @@ func (c *Cluster) Endpoints() []string {
 }
 
 // Start runs a cluster of n members in new data directories and waits
-// until it serves. The members stop when the test ends.
+// until it serves. The members stop when the test ends. A free port can
+// be taken by another process before etcd binds it; the cluster then
+// starts again on other ports, up to three times.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		c, err := start(t, bin, filepath.Join(dir, fmt.Sprint(attempt)), n)
+		if err == nil {
+			for _, m := range c.Members {
+				t.Cleanup(func() { m.Stop() })
+			}
+			return c
+		}
+		if attempt == 3 || !errors.Is(err, errPortTaken) {
+			t.Fatal(err)
+		}
+		t.Logf("etcdtest: %v; starting the cluster again on other ports", err)
+	}
+}
+
+// start starts a cluster of n members under dir; on an error it stops
+// the members it started.
+func start(t testing.TB, bin, dir string, n int) (*Cluster, error) {
 	c := &Cluster{}
 	var peers []string
 	for i := range n {
@@ -89,15 +111,25 @@ func Start(t testing.TB, n int) *Cluster {
 		peers = append(peers, m.Name+"="+m.PeerURL)
 		c.Members = append(c.Members, m)
 	}
-	for _, m := range c.Members {
-		m.cluster = strings.Join(peers, ",")
-		if err := m.start(); err != nil {
-			t.Fatal(err)
+	err := func() error {
+		for _, m := range c.Members {
+			m.cluster = strings.Join(peers, ",")
+			if err := m.start(); err != nil {
+				return err
+			}
 		}
-		t.Cleanup(func() { m.Stop() })
+		for _, m := range c.Members {
+			if err := m.waitReady(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		c.Stop()
+		return nil, err
 	}
-	c.WaitReady(t)
-	return c
+	return c, nil
 }
 
 // Stop stops every member.
@@ -134,6 +166,9 @@ func (c *Cluster) WaitReady(t testing.TB) {
 		}
 	}
 }
+
+// errPortTaken is a member that could not bind a port picked for it.
+var errPortTaken = errors.New("a port picked for it was taken before it started")
 
 func (m *Member) start() error {
 	if err := os.MkdirAll(filepath.Dir(m.DataDir), 0o700); err != nil {
@@ -189,6 +224,9 @@ func (m *Member) waitReady() error {
 		select {
 		case <-m.exited:
 			out, _ := os.ReadFile(m.logPath)
+			if bytes.Contains(out, []byte("address already in use")) {
+				return fmt.Errorf("etcd %s: %w", m.Name, errPortTaken)
+			}
 			return fmt.Errorf("etcd %s exited while starting:\n%s", m.Name, out)
 		default:
 		}
