@@ -102,24 +102,7 @@ const (
 
 // ObjectOf is Object, with escaped keys treated as keys says.
 func (s *Scanner) ObjectOf(keys KeyMode, member func(key []byte) bool) bool {
-	if s.depth++; s.depth > maxDepth {
-		return false
-	}
-	ok := s.objectOf(keys, member)
-	s.depth--
-	return ok
-}
-
-func (s *Scanner) objectOf(keys KeyMode, member func(key []byte) bool) bool {
-	if s.Peek() != '{' {
-		return false
-	}
-	s.i++
-	if s.Peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
+	return s.sequence('{', '}', func() bool {
 		var key []byte
 		if keys == UnescapedKeys {
 			if !s.StringInto(&key) {
@@ -134,19 +117,8 @@ func (s *Scanner) objectOf(keys KeyMode, member func(key []byte) bool) bool {
 			return false
 		}
 		s.i++
-		if !member(key) {
-			return false
-		}
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return member(key)
+	})
 }
 
 // Fields reads an object whose known members (those bits names) may
@@ -172,22 +144,18 @@ func (s *Scanner) Fields(bits map[string]uint32, read func(key []byte) bool) boo
 }
 
 // Array calls elem for each element of the array that comes next.
-func (s *Scanner) Array(elem func() bool) bool {
-	if s.depth++; s.depth > maxDepth {
-		return false
-	}
-	ok := s.array(elem)
-	s.depth--
-	return ok
-}
+func (s *Scanner) Array(elem func() bool) bool { return s.sequence('[', ']', elem) }
 
-func (s *Scanner) array(elem func() bool) bool {
-	if s.Peek() != '[' {
+// sequence reads what objects and arrays share: open, elements separated
+// by commas, close. It counts the nesting it is in.
+func (s *Scanner) sequence(open, close byte, elem func() bool) bool {
+	if s.depth++; s.depth > maxDepth || s.Peek() != open {
 		return false
 	}
 	s.i++
-	if s.Peek() == ']' {
+	if s.Peek() == close {
 		s.i++
+		s.depth--
 		return true
 	}
 	for {
@@ -197,8 +165,9 @@ func (s *Scanner) array(elem func() bool) bool {
 		switch s.Peek() {
 		case ',':
 			s.i++
-		case ']':
+		case close:
 			s.i++
+			s.depth--
 			return true
 		default:
 			return false
